@@ -1,0 +1,54 @@
+// swift-tools-version:6.0
+// OpenSpeech: Apple's SpeechAnalyzer API for Linux on open Whisper models. Layers as in DESIGN.md §1.
+import PackageDescription
+
+let package = Package(
+    name: "OpenSpeech",
+    platforms: [.macOS(.v13)],
+    products: [
+        .library(name: "SpeechAudio", targets: ["SpeechAudio"]),
+        .library(name: "SpeechAssets", targets: ["SpeechAssets"]),
+        .library(name: "SpeechEngine", targets: ["SpeechEngine"]),
+        .executable(name: "openspeech", targets: ["openspeech"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.19"),
+    ],
+    targets: [
+        // System libraries.
+        .systemLibrary(
+            name: "CFFmpeg", path: "Sources/CFFmpeg", pkgConfig: "libavformat",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswresample-dev"])]),
+        .systemLibrary(
+            name: "CBLAS", path: "Sources/CBLAS", pkgConfig: "openblas",
+            providers: [.apt(["libopenblas-dev"])]),
+
+        // Layers.
+        .target(name: "SpeechAudio", dependencies: ["CFFmpeg"]),
+        .target(
+            name: "SpeechAssets",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ],
+            resources: [.process("Resources")]),
+        .target(name: "SpeechEngine", dependencies: ["CBLAS"]),
+
+        // Command-line tool.
+        .executableTarget(
+            name: "openspeech",
+            dependencies: [
+                "SpeechAudio", "SpeechAssets", "SpeechEngine",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+
+        // Tests. TestSupport holds what several test targets share (corpus, ffmpeg, temp dirs).
+        .target(name: "TestSupport", dependencies: ["SpeechAudio"], path: "Tests/TestSupport"),
+        .testTarget(name: "SpeechAudioTests", dependencies: ["SpeechAudio", "TestSupport"]),
+        .testTarget(name: "SpeechAssetsTests", dependencies: ["SpeechAssets", "TestSupport"]),
+        .testTarget(name: "SpeechEngineTests", dependencies: ["SpeechEngine", "SpeechAssets", "TestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,11 @@
+#ifndef OPENSPEECH_CFFMPEG_SHIM_H
+#define OPENSPEECH_CFFMPEG_SHIM_H
+#include <libavformat/avformat.h>
+#include <libavcodec/avcodec.h>
+#include <libavutil/avutil.h>
+#include <libavutil/channel_layout.h>
+#include <libavutil/opt.h>
+#include <libavutil/samplefmt.h>
+#include <libavutil/error.h>
+#include <libswresample/swresample.h>
+#endif

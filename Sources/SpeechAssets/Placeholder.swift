@@ -1,0 +1,2 @@
+// Placeholder: the assets layer (issue 3) lands here.
+enum SpeechAssetsPlaceholder {}

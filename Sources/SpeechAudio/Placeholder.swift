@@ -1,0 +1,2 @@
+import CFFmpeg
+enum SpeechAudioPlaceholder {}

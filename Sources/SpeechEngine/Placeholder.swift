@@ -1,0 +1,3 @@
+// Placeholder: the Whisper engine (issue 4) lands here.
+import CBLAS
+enum SpeechEnginePlaceholder {}

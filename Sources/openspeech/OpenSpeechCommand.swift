@@ -1,0 +1,10 @@
+import ArgumentParser
+
+/// `openspeech`: speech to text on the command line. Each subcommand is a thin client of the library.
+@main
+struct OpenSpeechCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "openspeech",
+        abstract: "Speech to text on open Whisper models, on the CPU.",
+        subcommands: [AudioInfoCommand.self, ModelsCommand.self])
+}
