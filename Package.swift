@@ -4,7 +4,7 @@ import PackageDescription
 
 let package = Package(
     name: "OpenSpeech",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "SpeechAudio", targets: ["SpeechAudio"]),
         .library(name: "SpeechAssets", targets: ["SpeechAssets"]),
@@ -45,7 +45,7 @@ let package = Package(
             ]),
 
         // Tests. TestSupport holds what several test targets share (corpus, ffmpeg, temp dirs).
-        .target(name: "TestSupport", dependencies: ["SpeechAudio"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["SpeechAudio", "SpeechAssets"], path: "Tests/TestSupport"),
         .testTarget(name: "SpeechAudioTests", dependencies: ["SpeechAudio", "TestSupport"]),
         .testTarget(name: "SpeechAssetsTests", dependencies: ["SpeechAssets", "TestSupport"]),
         .testTarget(name: "SpeechEngineTests", dependencies: ["SpeechEngine", "SpeechAssets", "TestSupport"]),

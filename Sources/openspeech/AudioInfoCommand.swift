@@ -1,8 +1,46 @@
 import ArgumentParser
+import Foundation
 import SpeechAudio
 
-struct AudioInfoCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "audio-info", abstract: "Describe audio files.")
-    @Argument var files: [String]
-    func run() async throws {}
+/// `openspeech audio-info FILE...`: what each file holds, decoded end to end to give the exact duration.
+struct AudioInfoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "audio-info",
+        abstract: "Show container, codec, sample rate, channels and exact duration of audio files.")
+
+    @Argument(help: "Audio or video files.", completion: .file())
+    var files: [String]
+
+    @Flag(help: "Print one JSON object per file instead of text.")
+    var json = false
+
+    func run() throws {
+        var failures = 0
+        for path in files {
+            do {
+                let file = try AVAudioFile(forReading: URL(fileURLWithPath: path))
+                let info = file.sourceInfo!
+                let frames = file.length
+                let seconds = Double(frames) / file.fileFormat.sampleRate
+                if json {
+                    let object: [String: Any] = [
+                        "file": path, "container": info.container, "codec": info.codec,
+                        "sample_rate": Int(info.sampleRate), "channels": Int(info.channelCount),
+                        "frames": frames, "duration": seconds,
+                    ]
+                    let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+                    print(String(decoding: data, as: UTF8.self))
+                } else {
+                    let bits = info.bitsPerSample.map { ", \($0)-bit" } ?? ""
+                    print("\(path): \(info.container), \(info.codec)\(bits), \(Int(info.sampleRate)) Hz, "
+                          + "\(info.channelCount) channel\(info.channelCount == 1 ? "" : "s"), "
+                          + String(format: "%.3f s (%lld frames)", seconds, frames))
+                }
+            } catch {
+                failures += 1
+                FileHandle.standardError.write(Data("openspeech: \(error)\n".utf8))
+            }
+        }
+        if failures > 0 { throw ExitCode.failure }
+    }
 }

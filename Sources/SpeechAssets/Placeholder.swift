@@ -1,2 +1,0 @@
-// Placeholder: the assets layer (issue 3) lands here.
-enum SpeechAssetsPlaceholder {}

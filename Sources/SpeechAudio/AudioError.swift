@@ -1,0 +1,54 @@
+import Foundation
+
+/// What went wrong reading, writing or converting audio. Every case names the file or formats involved and
+/// says, in `description`, what a person can do about it.
+public enum AudioError: Error, Equatable, Sendable {
+    case fileNotFound(URL)
+    case notARegularFile(URL)
+    case emptyFile(URL)
+    /// The bytes are not audio FFmpeg recognizes (text, random data, an unknown container).
+    case unrecognizedFormat(URL, detail: String)
+    case noAudioStream(URL)
+    case unsupportedCodec(URL, codec: String)
+    /// The audio could not be decoded, or ended long before its header says.
+    case corruptFile(URL, detail: String)
+    /// A buffer's format is not the one the file or converter was set up for.
+    case formatMismatch(expected: String, actual: String)
+    case unsupportedConversion(from: String, to: String)
+    case invalidSettings(String)
+    case writeFailed(URL, detail: String)
+    case closed(URL)
+}
+
+extension AudioError: CustomStringConvertible, LocalizedError {
+    public var description: String {
+        switch self {
+        case .fileNotFound(let url):
+            "\(url.path): no such file. Check the path."
+        case .notARegularFile(let url):
+            "\(url.path) is a directory or special file, not an audio file. Give the path of an audio file."
+        case .emptyFile(let url):
+            "\(url.path) is empty (0 bytes); it holds no audio. Check that the file was fully written or copied."
+        case .unrecognizedFormat(let url, let detail):
+            "\(url.path) is not an audio or video file that can be read (\(detail)). Check that it is a wav, flac, mp3, m4a, ogg, opus, mp4, mkv or webm file."
+        case .noAudioStream(let url):
+            "\(url.path) contains no audio stream. Give a file with an audio track."
+        case .unsupportedCodec(let url, let codec):
+            "\(url.path) uses the audio codec \(codec), which the installed FFmpeg cannot decode. Convert it to wav or flac first."
+        case .corruptFile(let url, let detail):
+            "\(url.path) is damaged: \(detail). Re-copy or re-export the file."
+        case .formatMismatch(let expected, let actual):
+            "The buffer's format (\(actual)) does not match the expected format (\(expected)). Convert the audio with AVAudioConverter first."
+        case .unsupportedConversion(let from, let to):
+            "Cannot convert audio from \(from) to \(to): both formats must be linear PCM with at most 64 channels."
+        case .invalidSettings(let detail):
+            "Invalid audio settings: \(detail)."
+        case .writeFailed(let url, let detail):
+            "Could not write \(url.path): \(detail). Check free disk space and permissions."
+        case .closed(let url):
+            "\(url.path) was already closed; open the file again to write more audio."
+        }
+    }
+
+    public var errorDescription: String? { description }
+}

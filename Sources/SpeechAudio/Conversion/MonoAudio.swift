@@ -1,0 +1,97 @@
+import Foundation
+import CFFmpeg
+
+/// Audio as speech models take it: mono Float32 samples at one rate (16 kHz for Whisper and Silero VAD).
+public enum MonoAudio {
+    /// The rate the speech models of this package run at.
+    public static let speechSampleRate: Double = 16_000
+
+    /// Mono Float32 deinterleaved at `sampleRate`.
+    public static func format(sampleRate: Double = speechSampleRate) -> AVAudioFormat {
+        AVAudioFormat(commonFormat: .pcmFormatFloat32, sampleRate: sampleRate, channels: 1, interleaved: false)!
+    }
+
+    /// Decodes the first audio stream of any file FFmpeg reads into mono samples at `sampleRate`, channels
+    /// averaged, in one decode-and-resample pass. Sample `i` is at time `i / sampleRate` of the file.
+    public static func load(contentsOf url: URL, sampleRate: Double = speechSampleRate) throws -> [Float] {
+        let output = format(sampleRate: sampleRate)
+        let reader = try DecodedAudioReader(url: url, outputFormat: output)
+        let chunk: AVAudioFrameCount = 1 << 16
+        let buffer = AVAudioPCMBuffer(pcmFormat: output, frameCapacity: chunk)!
+        var samples: [Float] = []
+        if let declared = reader.source.declaredFrames {
+            samples.reserveCapacity(Int(Double(declared) * sampleRate / reader.source.sampleRate) + Int(chunk))
+        }
+        while true {
+            let count = try reader.read(into: buffer, at: 0, frameCount: Int(chunk))
+            samples.append(contentsOf: UnsafeBufferPointer(start: buffer.floatChannelData![0], count: count))
+            if count < Int(chunk) { return samples }
+        }
+    }
+}
+
+/// Converts a stream of PCM buffers in one format to mono Float32 at a target rate, keeping the resampler's
+/// state between buffers, so the output is the same however the input is cut. Output sample `i` is at time
+/// `i / outputSampleRate` from the first input frame. Not thread-safe: one owner at a time.
+public final class MonoStreamConverter {
+    public let inputFormat: AVAudioFormat
+    public let outputSampleRate: Double
+    /// Input frames taken so far.
+    public private(set) var inputFrames: Int64 = 0
+    /// Output samples delivered so far.
+    public private(set) var outputFrames: Int64 = 0
+    private let converter: SampleRateConverter
+    private var scratch: [Float] = []
+
+    /// Throws `AudioError.unsupportedConversion` for `.otherFormat` input.
+    public init(inputFormat: AVAudioFormat, outputSampleRate: Double = MonoAudio.speechSampleRate) throws {
+        guard let sampleFormat = ffmpegSampleFormat(inputFormat.commonFormat, interleaved: inputFormat.isInterleaved),
+              let converter = SampleRateConverter(
+                input: .init(sampleFormat: sampleFormat, sampleRate: Int32(inputFormat.sampleRate.rounded()),
+                             channels: Int32(inputFormat.channelCount)),
+                output: .init(sampleFormat: AV_SAMPLE_FMT_FLT, sampleRate: Int32(outputSampleRate.rounded()),
+                              channels: 1))
+        else {
+            throw AudioError.unsupportedConversion(from: inputFormat.description,
+                                                   to: "mono Float32 at \(outputSampleRate) Hz")
+        }
+        self.inputFormat = inputFormat
+        self.outputSampleRate = outputSampleRate
+        self.converter = converter
+    }
+
+    /// Converts the buffer's `frameLength` frames; returns the samples ready so far (the resampler holds back a
+    /// few until more input or `finish()`). Throws `AudioError.formatMismatch` for a buffer in another format.
+    public func convert(_ buffer: AVAudioPCMBuffer) throws -> [Float] {
+        guard buffer.format == inputFormat else {
+            throw AudioError.formatMismatch(expected: inputFormat.description, actual: buffer.format.description)
+        }
+        let frames = Int(buffer.frameLength)
+        inputFrames += Int64(frames)
+        let capacity = converter.pendingOutput(afterInput: frames) + 16
+        return produce(capacity: capacity) { output in
+            withPlanePointers(buffer, offset: 0) { input in
+                input.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 1) {
+                    converter.convert($0, inputFrames: frames, into: output, capacity: capacity)
+                }
+            }
+        }
+    }
+
+    /// Flushes the resampler: the last samples of the stream.
+    public func finish() -> [Float] {
+        let capacity = converter.pendingOutput(afterInput: 0) + 64
+        return produce(capacity: capacity) { converter.convert(nil, inputFrames: 0, into: $0, capacity: capacity) }
+    }
+
+    private func produce(capacity: Int, _ body: (UnsafePointer<UnsafeMutablePointer<UInt8>?>) -> Int) -> [Float] {
+        if scratch.count < capacity { scratch = [Float](repeating: 0, count: capacity) }
+        let count = scratch.withUnsafeMutableBufferPointer { samples in
+            var plane: UnsafeMutablePointer<UInt8>? = UnsafeMutableRawPointer(samples.baseAddress!)
+                .assumingMemoryBound(to: UInt8.self)
+            return withUnsafePointer(to: &plane) { body($0) }
+        }
+        outputFrames += Int64(count)
+        return Array(scratch[0..<count])
+    }
+}

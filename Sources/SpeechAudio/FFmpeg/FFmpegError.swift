@@ -1,0 +1,20 @@
+import CFFmpeg
+
+/// FFmpeg's error codes that Swift cannot import (they are macros), and a readable message for any code.
+enum FFmpegError {
+    /// `AVERROR_EOF`: end of file / decoder fully drained.
+    static let endOfFile: Int32 = -0x2046_4F45 // -MKTAG('E','O','F',' ')
+    /// `AVERROR(EAGAIN)`: feed more input, or drain output, first.
+    static let tryAgain: Int32 = -11
+    /// `AVERROR_INVALIDDATA`.
+    static let invalidData: Int32 = -0x4144_4E49 // -MKTAG('I','N','D','A')
+
+    static func message(_ code: Int32) -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        if av_strerror(code, &buffer, buffer.count) < 0 { return "FFmpeg error \(code)" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// FFmpeg's own logging off: problems reach the caller as `AudioError`s instead of stderr noise.
+    static let quietLogging: Void = { av_log_set_level(-8) }() // AV_LOG_QUIET
+}

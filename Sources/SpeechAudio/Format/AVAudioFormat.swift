@@ -1,0 +1,106 @@
+import Foundation
+
+/// The number of sample frames in a buffer or file.
+public typealias AVAudioFrameCount = UInt32
+/// A position, in sample frames, in a file or stream.
+public typealias AVAudioFramePosition = Int64
+/// A number of channels.
+public typealias AVAudioChannelCount = UInt32
+/// A number of packets (for PCM, frames) asked of an input block.
+public typealias AVAudioPacketCount = UInt32
+
+/// The sample types an audio format can hold, as in AVFoundation.
+public enum AVAudioCommonFormat: UInt, Sendable {
+    case otherFormat = 0
+    case pcmFormatFloat32 = 1
+    case pcmFormatFloat64 = 2
+    case pcmFormatInt16 = 3
+    case pcmFormatInt32 = 4
+
+    /// Bytes in one sample of one channel; 0 for `.otherFormat`.
+    public var bytesPerSample: Int {
+        switch self {
+        case .otherFormat: 0
+        case .pcmFormatInt16: 2
+        case .pcmFormatFloat32, .pcmFormatInt32: 4
+        case .pcmFormatFloat64: 8
+        }
+    }
+}
+
+/// A description of linear PCM audio: sample type, rate, channel count and layout in memory, as in AVFoundation.
+///
+/// Immutable. Equal formats compare equal whatever instance holds them. Unlike Apple's there is no channel
+/// layout object: channels follow the default order for their count (mono, stereo L R, ...).
+public final class AVAudioFormat: Sendable, Hashable, CustomStringConvertible {
+    public let commonFormat: AVAudioCommonFormat
+    public let sampleRate: Double
+    public let channelCount: AVAudioChannelCount
+    public let isInterleaved: Bool
+
+    /// A format with the given sample type; nil for `.otherFormat`, a rate that is not positive and finite,
+    /// or a channel count of zero.
+    public init?(commonFormat format: AVAudioCommonFormat, sampleRate: Double, channels: AVAudioChannelCount,
+                 interleaved: Bool) {
+        guard format != .otherFormat, sampleRate.isFinite, sampleRate > 0, channels > 0, channels <= 64 else {
+            return nil
+        }
+        self.commonFormat = format
+        self.sampleRate = sampleRate
+        self.channelCount = channels
+        self.isInterleaved = interleaved
+    }
+
+    /// The standard format: 32-bit float, deinterleaved.
+    public convenience init?(standardFormatWithSampleRate sampleRate: Double, channels: AVAudioChannelCount) {
+        self.init(commonFormat: .pcmFormatFloat32, sampleRate: sampleRate, channels: channels, interleaved: false)
+    }
+
+    /// A format from an AVFoundation settings dictionary (`AVSampleRateKey`, `AVNumberOfChannelsKey`,
+    /// `AVLinearPCMBitDepthKey`, `AVLinearPCMIsFloatKey`, `AVLinearPCMIsNonInterleaved`); nil when the
+    /// settings describe something other than linear PCM this library handles.
+    public convenience init?(settings: [String: Any]) {
+        guard let description = try? LinearPCMSettings(settings) else { return nil }
+        self.init(commonFormat: description.processingCommonFormat, sampleRate: description.sampleRate,
+                  channels: description.channelCount, interleaved: !description.isNonInterleaved)
+    }
+
+    /// Whether this is the standard format: Float32, deinterleaved.
+    public var isStandard: Bool { commonFormat == .pcmFormatFloat32 && !isInterleaved }
+
+    /// The format as an AVFoundation settings dictionary.
+    public var settings: [String: Any] {
+        [
+            AVFormatIDKey: kAudioFormatLinearPCM,
+            AVSampleRateKey: sampleRate,
+            AVNumberOfChannelsKey: Int(channelCount),
+            AVLinearPCMBitDepthKey: commonFormat.bytesPerSample * 8,
+            AVLinearPCMIsFloatKey: commonFormat == .pcmFormatFloat32 || commonFormat == .pcmFormatFloat64,
+            AVLinearPCMIsBigEndianKey: false,
+            AVLinearPCMIsNonInterleaved: !isInterleaved,
+        ]
+    }
+
+    public static func == (lhs: AVAudioFormat, rhs: AVAudioFormat) -> Bool {
+        lhs.commonFormat == rhs.commonFormat && lhs.sampleRate == rhs.sampleRate
+            && lhs.channelCount == rhs.channelCount && (lhs.isInterleaved == rhs.isInterleaved || lhs.channelCount == 1)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(commonFormat)
+        hasher.combine(sampleRate)
+        hasher.combine(channelCount)
+        hasher.combine(channelCount == 1 ? false : isInterleaved)
+    }
+
+    public var description: String {
+        let type = switch commonFormat {
+        case .pcmFormatFloat32: "Float32"
+        case .pcmFormatFloat64: "Float64"
+        case .pcmFormatInt16: "Int16"
+        case .pcmFormatInt32: "Int32"
+        case .otherFormat: "other"
+        }
+        return "\(channelCount) ch, \(sampleRate) Hz, \(type)\(channelCount > 1 ? (isInterleaved ? ", interleaved" : ", deinterleaved") : "")"
+    }
+}

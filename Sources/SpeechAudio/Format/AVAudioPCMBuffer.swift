@@ -1,0 +1,72 @@
+import Synchronization
+
+/// A buffer of audio in some format, as in AVFoundation; `AVAudioPCMBuffer` is the concrete kind.
+///
+/// `@unchecked Sendable` (Apple's buffers cross concurrency domains the same way, e.g. in `AnalyzerInput`):
+/// the only mutable Swift state, `frameLength`, is an atomic; `format` and `frameCapacity` never change; the
+/// sample memory is reached only through the unsafe pointers of the channel-data properties, whose use, as
+/// with any unsafe pointer, is the caller's to synchronize. The framework only reads a buffer after it was
+/// handed over and never writes to one it did not create.
+public class AVAudioBuffer: @unchecked Sendable {
+    public let format: AVAudioFormat
+    init(format: AVAudioFormat) { self.format = format }
+}
+
+/// Linear PCM audio in memory, as in AVFoundation: `frameCapacity` frames allocated, `frameLength` valid.
+///
+/// Deinterleaved formats have one pointer per channel; interleaved ones a single pointer with
+/// `stride == channelCount`. Samples are zero-initialized.
+public final class AVAudioPCMBuffer: AVAudioBuffer, @unchecked Sendable {
+    public let frameCapacity: AVAudioFrameCount
+    private let validFrames: Atomic<AVAudioFrameCount>
+    /// One allocation holding all samples.
+    private let storage: UnsafeMutableRawPointer
+    /// Pointers to each channel's first sample (one for interleaved formats).
+    private let channelPointers: UnsafeMutablePointer<UnsafeMutableRawPointer>
+
+    /// A buffer for `frameCapacity` frames of `format`; nil for `.otherFormat` or a capacity of zero.
+    public init?(pcmFormat format: AVAudioFormat, frameCapacity: AVAudioFrameCount) {
+        guard format.commonFormat != .otherFormat, frameCapacity > 0 else { return nil }
+        self.frameCapacity = frameCapacity
+        self.validFrames = Atomic(0)
+        let bytesPerSample = format.commonFormat.bytesPerSample
+        let channels = Int(format.channelCount)
+        let byteCount = Int(frameCapacity) * channels * bytesPerSample
+        storage = UnsafeMutableRawPointer.allocate(byteCount: max(byteCount, 1), alignment: 64)
+        storage.initializeMemory(as: UInt8.self, repeating: 0, count: byteCount)
+        let pointerCount = format.isInterleaved ? 1 : channels
+        channelPointers = .allocate(capacity: pointerCount)
+        for channel in 0..<pointerCount {
+            channelPointers[channel] = storage + channel * Int(frameCapacity) * bytesPerSample
+        }
+        super.init(format: format)
+    }
+
+    deinit {
+        channelPointers.deallocate()
+        storage.deallocate()
+    }
+
+    /// The number of valid frames; setting more than `frameCapacity` stores `frameCapacity`.
+    public var frameLength: AVAudioFrameCount {
+        get { validFrames.load(ordering: .acquiring) }
+        set { validFrames.store(min(newValue, frameCapacity), ordering: .releasing) }
+    }
+
+    /// Samples between consecutive frames of one channel: the channel count when interleaved, else 1.
+    public var stride: Int { format.isInterleaved ? Int(format.channelCount) : 1 }
+
+    public var floatChannelData: UnsafePointer<UnsafeMutablePointer<Float>>? { channels(of: .pcmFormatFloat32) }
+    public var int16ChannelData: UnsafePointer<UnsafeMutablePointer<Int16>>? { channels(of: .pcmFormatInt16) }
+    public var int32ChannelData: UnsafePointer<UnsafeMutablePointer<Int32>>? { channels(of: .pcmFormatInt32) }
+    /// Not in Apple's API (Float64 buffers there expose only `audioBufferList`): the Float64 samples.
+    public var float64ChannelData: UnsafePointer<UnsafeMutablePointer<Double>>? { channels(of: .pcmFormatFloat64) }
+
+    /// The first byte of each channel (one pointer for interleaved formats).
+    var rawChannelPointers: UnsafePointer<UnsafeMutableRawPointer> { UnsafePointer(channelPointers) }
+
+    private func channels<T>(of type: AVAudioCommonFormat) -> UnsafePointer<UnsafeMutablePointer<T>>? {
+        guard format.commonFormat == type else { return nil }
+        return UnsafeRawPointer(channelPointers).assumingMemoryBound(to: UnsafeMutablePointer<T>.self)
+    }
+}

@@ -1,2 +1,0 @@
-import CFFmpeg
-enum SpeechAudioPlaceholder {}
