@@ -1,0 +1,49 @@
+import Foundation
+
+/// One model of the catalog: what it is, the files that make it up (each pinned by SHA-256) and where to get them.
+public struct CatalogModel: Sendable, Hashable, Codable, Identifiable {
+    /// A file of the installed model directory.
+    public struct File: Sendable, Hashable, Codable {
+        /// The file name inside `<home>/models/<id>/`.
+        public var name: String
+        /// Size in bytes.
+        public var size: Int64
+        /// Lowercase hexadecimal SHA-256 of the whole file.
+        public var sha256: String
+
+        public init(name: String, size: Int64, sha256: String) {
+            self.name = name
+            self.size = size
+            self.sha256 = sha256.lowercased()
+        }
+    }
+
+    /// The catalog identifier, also the folder name under `<home>/models/`.
+    public var id: String
+    /// `whisper` for speech-to-text models (CTranslate2 Whisper directories), `silero-vad` for the voice detector.
+    public var family: String
+    /// Language codes the model transcribes, as Whisper names them (`en`, `fr`, `haw`...); empty for non-speech models.
+    public var languages: [String]
+    public var license: String?
+    public var description: String?
+    public var files: [File]
+    /// Where the files come from, tried in order until one succeeds.
+    public var sources: [ModelSource]
+
+    public init(id: String, family: String, languages: [String], license: String? = nil, description: String? = nil,
+                files: [File], sources: [ModelSource]) {
+        self.id = id
+        self.family = family
+        self.languages = languages
+        self.license = license
+        self.description = description
+        self.files = files
+        self.sources = sources
+    }
+
+    /// Total size of the installed model in bytes.
+    public var size: Int64 { files.reduce(0) { $0 + $1.size } }
+
+    /// Whether this is a speech-to-text model.
+    public var isTranscriptionModel: Bool { family == "whisper" }
+}

@@ -1,0 +1,117 @@
+import Foundation
+
+/// Where models live on this machine, and the one way they get there.
+///
+/// Models are folders `<home>/models/<id>`; a folder exists there only once every file has been downloaded,
+/// checked against the catalog's SHA-256 and renamed into place in one step, so an interrupted install never
+/// leaves a model that looks installed. Installs of one model are merged within a process and serialized across
+/// processes by a file lock. Apple's framework has no public equivalent; `AssetInventory` is built on this.
+public struct ModelStore: Sendable {
+    /// The root folder: `models/`, `tmp/`, `downloads/`, `locks/`, reservations and user models live under it.
+    public let home: URL
+    /// The models this store can install.
+    public let catalog: ModelCatalog
+
+    var fileWriting: any FileWriting = PosixFileWriting()
+    var pip = PipDownloader()
+    var http = HTTPDownloader()
+
+    /// A store at `home`; nil means `$OPENSPEECH_HOME`, else `$XDG_DATA_HOME/openspeech`,
+    /// else `~/.local/share/openspeech`. Its catalog is `ModelCatalog.standard(home:)`.
+    public init(home: URL? = nil) {
+        let resolved = home ?? Self.defaultHome()
+        self.init(home: resolved, catalog: ModelCatalog.standard(home: resolved))
+    }
+
+    /// A store at `home` installing from `catalog`.
+    public init(home: URL, catalog: ModelCatalog) {
+        self.home = home.standardizedFileURL
+        self.catalog = catalog
+    }
+
+    /// `$OPENSPEECH_HOME`, else `$XDG_DATA_HOME/openspeech`, else `~/.local/share/openspeech`.
+    public static func defaultHome() -> URL {
+        let environment = ProcessInfo.processInfo.environment
+        if let path = environment["OPENSPEECH_HOME"], !path.isEmpty {
+            return URL(fileURLWithPath: path, isDirectory: true)
+        }
+        if let path = environment["XDG_DATA_HOME"], !path.isEmpty {
+            return URL(fileURLWithPath: path, isDirectory: true).appendingPathComponent("openspeech", isDirectory: true)
+        }
+        return FileManager.default.homeDirectoryForCurrentUser
+            .appendingPathComponent(".local/share/openspeech", isDirectory: true)
+    }
+
+    var modelsDirectory: URL { home.appendingPathComponent("models", isDirectory: true) }
+    var stagingRoot: URL { home.appendingPathComponent("tmp", isDirectory: true) }
+    var downloadsRoot: URL { home.appendingPathComponent("downloads", isDirectory: true) }
+    var locksDirectory: URL { home.appendingPathComponent("locks", isDirectory: true) }
+    func lockURL(for modelID: String) -> URL { locksDirectory.appendingPathComponent("\(modelID).lock") }
+    func directory(for modelID: String) -> URL { modelsDirectory.appendingPathComponent(modelID, isDirectory: true) }
+
+    /// The folder of a complete, verified install of `modelID` (`<home>/models/<id>`), or nil if it is not
+    /// installed or its files no longer match the catalog.
+    public func installedDirectory(for modelID: String) -> URL? {
+        guard Self.isValidID(modelID) else { return nil }
+        let directory = directory(for: modelID)
+        guard let manifest = InstallManifest.read(from: directory), manifest.id == modelID,
+              manifest.isComplete(in: directory, expected: catalog.model(modelID)?.files)
+        else { return nil }
+        return directory
+    }
+
+    /// Whether an install of `modelID` is running, in this process or another.
+    public func isInstalling(_ modelID: String) async -> Bool {
+        if await InstallCoordinator.shared.isInstalling(installKey(modelID)) { return true }
+        return FileLock.isHeld(lockURL(for: modelID))
+    }
+
+    /// The ids of the installed catalog models.
+    public var installedModelIDs: [String] {
+        catalog.models.map(\.id).filter { installedDirectory(for: $0) != nil }
+    }
+
+    /// Installs `modelID` from the first of its catalog sources that works, verifying every file, and returns its
+    /// folder. Returns at once if it is installed. `progress` receives bytes written of the model's total size.
+    /// Cancelling the task stops the download (an HTTP download resumes on the next install).
+    @discardableResult
+    public func install(_ modelID: String,
+                        progress: (@Sendable (_ completedBytes: Int64, _ totalBytes: Int64) -> Void)? = nil) async throws -> URL {
+        if let directory = installedDirectory(for: modelID) {
+            if let model = catalog.model(modelID) { progress?(model.size, model.size) }
+            return directory
+        }
+        guard let model = catalog.model(modelID) else {
+            throw ModelAssetError.unknownModel(id: modelID, known: catalog.models.map(\.id))
+        }
+        let store = self
+        return try await InstallCoordinator.shared.install(installKey(modelID), progress: progress) { report in
+            try await store.performInstall(model, report: report)
+        }
+    }
+
+    /// Removes an installed model. Returns false if it was not installed. Waits for an install in progress.
+    @discardableResult
+    public func remove(_ modelID: String) async throws -> Bool {
+        guard Self.isValidID(modelID) else { return false }
+        let lock = try await FileLock.acquire(lockURL(for: modelID))
+        defer { withExtendedLifetime(lock) {} }
+        let directory = directory(for: modelID)
+        guard FileManager.default.fileExists(atPath: directory.path) else { return false }
+        // Rename first so a half-deleted folder is never seen under models/.
+        let trash = stagingRoot.appendingPathComponent("\(modelID).removed-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: stagingRoot, withIntermediateDirectories: true)
+        try FileManager.default.moveItem(at: directory, to: trash)
+        try? FileManager.default.removeItem(at: trash)
+        return true
+    }
+
+    func installKey(_ modelID: String) -> String { home.path + "\u{0}" + modelID }
+
+    /// Catalog ids are folder names: letters, digits, `.`, `-`, `_`, not starting with a dot.
+    static func isValidID(_ id: String) -> Bool {
+        guard !id.isEmpty, id.count <= 128, !id.hasPrefix(".") else { return false }
+        return id.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0) }
+            && id.allSatisfy(\.isASCII)
+    }
+}
