@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "SpeechAssets", targets: ["SpeechAssets"]),
         .library(name: "SpeechEngine", targets: ["SpeechEngine"]),
         .executable(name: "openspeech", targets: ["openspeech"]),
+        .executable(name: "audio-decode-bench", targets: ["audio-decode-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -43,6 +44,9 @@ let package = Package(
                 "SpeechAudio", "SpeechAssets", "SpeechEngine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
+
+        // Benchmarks (bench/).
+        .executableTarget(name: "audio-decode-bench", dependencies: ["SpeechAudio"], path: "bench/AudioDecodeBench"),
 
         // Tests. TestSupport holds what several test targets share (corpus, ffmpeg, temp dirs).
         .target(name: "TestSupport", dependencies: ["SpeechAudio", "SpeechAssets"], path: "Tests/TestSupport"),

@@ -151,8 +151,15 @@ extension ModelStore {
                 }
                 try await http.download(url, expectedSize: file.size, sink: sink, reportBytes: counter.add)
                 let digest = try sink.finish()
-                if digest != file.sha256 || sink.byteCount != file.size {
-                    try? FileManager.default.removeItem(at: partial)
+                if sink.byteCount != file.size || digest != file.sha256 {
+                    // Wrong bytes: never resume from them.
+                    try? FileManager.default.removeItem(at: partials)
+                    if sink.byteCount != file.size {
+                        throw ModelAssetError.sizeMismatch(model: model.id, file: file.name, expected: file.size,
+                                                           actual: sink.byteCount)
+                    }
+                    throw ModelAssetError.checksumMismatch(model: model.id, file: file.name, expected: file.sha256,
+                                                           actual: digest)
                 }
                 try FileManager.default.moveItem(at: partial, to: staging.appendingPathComponent(file.name))
                 written[file.name] = sink
