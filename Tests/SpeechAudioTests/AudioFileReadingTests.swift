@@ -81,7 +81,11 @@ import TestSupport
         #expect(flac.sourceInfo?.bitsPerSample == 24)
         let video = try AVAudioFile(forReading: AudioFixtures.all.first { $0.name.hasSuffix(".webm") }!.url)
         #expect(video.sourceInfo?.codec == "vorbis")
-        #expect(video.sourceInfo?.container.contains("webm") == true)
+        #expect(video.sourceInfo?.container == "webm")
+        let m4a = try AVAudioFile(forReading: AudioFixtures.all.first { $0.name.hasSuffix(".m4a") }!.url)
+        #expect(m4a.sourceInfo?.container == "m4a")
+        #expect(m4a.sourceInfo?.codec == "aac")
+        #expect(m4a.sourceInfo?.bitsPerSample == nil)
     }
 }
 

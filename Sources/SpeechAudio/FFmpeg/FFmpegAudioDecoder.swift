@@ -3,7 +3,7 @@ import Foundation
 
 /// What the container and codec of an audio file say about its first audio stream.
 public struct AudioSourceInfo: Sendable, Hashable {
-    /// FFmpeg's short name of the container, e.g. "wav", "flac", "mp3", "mov,mp4,m4a,3gp,3g2,mj2", "ogg", "matroska,webm".
+    /// FFmpeg's short name of the container, e.g. "wav", "flac", "mp3", "mp4", "m4a", "ogg", "matroska", "webm".
     public let container: String
     /// FFmpeg's short name of the codec, e.g. "pcm_s16le", "flac", "mp3", "aac", "vorbis", "opus".
     public let codec: String
@@ -93,11 +93,12 @@ final class FFmpegAudioDecoder {
             cleanUp()
             throw .corruptFile(url, detail: "its audio stream declares \(Int(sampleRate)) Hz and \(channels) channels")
         }
-        let bits = Int(parameters.pointee.bits_per_raw_sample != 0 ? parameters.pointee.bits_per_raw_sample
-                                                                     : parameters.pointee.bits_per_coded_sample)
+        // Set for PCM and lossless codecs; lossy codecs have no stored bit depth.
         let isPCM = codecName.hasPrefix("pcm_")
+        let bits = Int(parameters.pointee.bits_per_raw_sample != 0 || !isPCM
+            ? parameters.pointee.bits_per_raw_sample : parameters.pointee.bits_per_coded_sample)
         self.info = AudioSourceInfo(
-            container: containerName, codec: codecName, sampleRate: sampleRate,
+            container: Self.containerName(containerName, fileExtension: url.pathExtension), codec: codecName, sampleRate: sampleRate,
             channelCount: AVAudioChannelCount(channels),
             sampleFormat: commonFormat(of: codecContext.pointee.sample_fmt).0,
             bitsPerSample: bits > 0 ? bits : nil, isPCM: isPCM,
@@ -163,6 +164,13 @@ final class FFmpegAudioDecoder {
         if !decodedAnyFrame && rejectedPackets >= 16 {
             throw .corruptFile(url, detail: "its audio data cannot be decoded (\(FFmpegError.message(status)))")
         }
+    }
+
+    /// FFmpeg names some demuxers after a family ("mov,mp4,m4a,3gp,3g2,mj2"): pick the member the file's
+    /// extension names, else the first.
+    private static func containerName(_ family: String, fileExtension: String) -> String {
+        let members = family.split(separator: ",").map(String.init)
+        return members.first { $0 == fileExtension.lowercased() } ?? members.first ?? family
     }
 
     private static func checkFileExists(_ url: URL) throws(AudioError) {
