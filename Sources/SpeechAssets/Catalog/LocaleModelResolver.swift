@@ -5,8 +5,8 @@ import Foundation
 ///
 /// A locale's language picks the model; its region only matters for matching (Whisper has no regional variants).
 /// English defaults to the fastest good English model (`whisper-tiny.en`), other languages to the smallest
-/// multilingual model (`whisper-base`): among the speech models supporting a language, the one dedicated to the
-/// fewest languages wins, then the smallest.
+/// multilingual model (`whisper-base`): among the speech models supporting a language, built-in ones first, the
+/// one dedicated to the fewest languages wins, then the smallest.
 public struct LocaleModelResolver: Sendable {
     public let catalog: ModelCatalog
 
@@ -19,8 +19,11 @@ public struct LocaleModelResolver: Sendable {
         guard let language = Self.whisperLanguage(of: locale) else { return nil }
         return catalog.models
             .filter { $0.isTranscriptionModel && $0.languages.contains(language) }
-            .min { ($0.languages.count, $0.size, $0.id) < ($1.languages.count, $1.size, $1.id) }
+            .min { (rank($0), $0.languages.count, $0.size, $0.id) < (rank($1), $1.languages.count, $1.size, $1.id) }
     }
+
+    /// Built-in models first: a model a user adds never silently replaces a locale's default.
+    private func rank(_ model: CatalogModel) -> Int { ModelCatalog.builtIn.model(model.id) == nil ? 1 : 0 }
 
     /// The id of `model(for:)`.
     public func modelID(for locale: Locale) -> String? { model(for: locale)?.id }

@@ -1,0 +1,27 @@
+import ArgumentParser
+import Foundation
+import SpeechAssets
+
+/// `openspeech models install ID...`: downloads, verifies and installs models, with a progress bar on stderr.
+struct ModelsInstallCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "install", abstract: "Install models.")
+
+    @Argument(help: "Model ids (see `openspeech models list`).") var ids: [String]
+    @Flag(name: .shortAndLong, help: "No progress bar.") var quiet = false
+
+    func run() async throws {
+        try await runReportingErrors {
+            let store = ModelStore()
+            for id in ids {
+                if store.installedDirectory(for: id) != nil {
+                    if !quiet { FileHandle.standardError.write(Data("\(id) is already installed\n".utf8)) }
+                    continue
+                }
+                let bar = quiet ? nil : ModelsProgressBar(label: id)
+                let directory = try await store.install(id) { completed, total in bar?.update(completed, total) }
+                bar?.finish()
+                print(directory.path)
+            }
+        }
+    }
+}
