@@ -1,0 +1,30 @@
+/// A stretch of transcribed speech between two timestamps.
+public struct Segment: Sendable, Equatable {
+    public var id: Int
+    /// Frame (10 ms) at which the window that produced it started.
+    public var seek: Int
+    /// Seconds from the start of the audio.
+    public var start: Double
+    public var end: Double
+    public var text: String
+    /// Token ids, timestamps included.
+    public var tokens: [Int]
+    /// Average log-probability of the window's tokens.
+    public var avgLogProb: Double
+    public var compressionRatio: Double
+    /// Probability the window holds no speech.
+    public var noSpeechProb: Double
+    /// Temperature the window was decoded at.
+    public var temperature: Double
+    /// Words with times, when word timestamps were asked for.
+    public var words: [Word]?
+}
+
+/// A word with its time and probability (from cross-attention alignment).
+public struct Word: Sendable, Equatable {
+    public var start: Double
+    public var end: Double
+    /// The word as spelled in the text, with its leading space.
+    public var word: String
+    public var probability: Double
+}

@@ -1,0 +1,50 @@
+/// Options of a transcription, with faster-whisper's names and defaults.
+public struct TranscriptionOptions: Sendable {
+    public enum Task: String, Sendable { case transcribe, translate }
+
+    /// ISO 639-1 code; nil detects it on the first window (multilingual models) or means English.
+    public var language: String?
+    public var task: Task = .transcribe
+    /// 1 is greedy decoding.
+    public var beamSize: Int = 5
+    /// Candidates sampled at each temperature above 0.
+    public var bestOf: Int = 5
+    public var patience: Double = 1
+    public var lengthPenalty: Double = 1
+    /// Tried in order while the result is too repetitive or too improbable.
+    public var temperatures: [Double] = [0, 0.2, 0.4, 0.6, 0.8, 1.0]
+    public var compressionRatioThreshold: Double? = 2.4
+    public var logProbThreshold: Double? = -1
+    public var noSpeechThreshold: Double? = 0.6
+    public var conditionOnPreviousText = true
+    public var promptResetOnTemperature: Double = 0.5
+    /// Text given as if it preceded the audio (style, vocabulary).
+    public var initialPrompt: String?
+    /// Token ids of previous text, used instead of `initialPrompt` when set.
+    public var initialPromptTokens: [Int]?
+    public var suppressBlank = true
+    /// Token ids never generated; -1 stands for the model's default set of non-speech symbols.
+    public var suppressTokens: [Int] = [-1]
+    public var withoutTimestamps = false
+    public var maxInitialTimestamp: Double = 1.0
+    public var wordTimestamps = false
+    public var prependPunctuations = "\"'“¿([{-"
+    public var appendPunctuations = "\"'.。,，!！?？:：”)]}、"
+    /// Limit of generated tokens per window (nil: the model's limit).
+    public var maxNewTokens: Int?
+    /// Seed of the sampler used at temperatures above 0.
+    public var seed: UInt64 = 0
+
+    public init(language: String? = nil, task: Task = .transcribe, beamSize: Int = 5) {
+        self.language = language
+        self.task = task
+        self.beamSize = beamSize
+    }
+
+    /// faster-whisper's parity setting: greedy, temperature 0 only.
+    public static var greedy: TranscriptionOptions {
+        var o = TranscriptionOptions(beamSize: 1)
+        o.temperatures = [0]
+        return o
+    }
+}

@@ -1,0 +1,306 @@
+import Foundation
+
+/// Transcription with one model: owns the encoder/decoder scratch memory, so repeated calls do not
+/// allocate. Not for concurrent use; create one per task.
+public final class WhisperSession {
+    public let model: WhisperModel
+    let encoder: AudioEncoder
+    let decoder: TextDecoder
+    private let melBuffer = Buffer()
+    private static let framesPerSecond = 100.0, timePrecision = 0.02, inputStride = 2
+
+    public init(model: WhisperModel, maxBeams: Int = 5) {
+        self.model = model
+        encoder = AudioEncoder(weights: model.weights)
+        decoder = TextDecoder(weights: model.weights, maxBeams: max(1, maxBeams))
+    }
+
+    // MARK: Long-form transcription
+
+    /// Transcribes 16 kHz mono samples of any length through consecutive 30 s windows, as faster-whisper.
+    public func transcribe(samples: [Float], options: TranscriptionOptions = .init()) throws -> [Segment] {
+        try Self.validate(samples)
+        let tokenizer = model.tokenizer
+        let mel = LogMelSpectrogram(samples: samples, melBins: model.dimensions.melBins)
+        let contentFrames = mel.contentFrames
+        guard contentFrames > 0 else { return [] }
+        let language = try resolveLanguage(options.language, mel: mel)
+        let sotSequence = tokenizer.sotSequence(language: language, task: options.task == .translate ? .translate : .transcribe)
+        let decoding = makeDecoding(options)
+        var generator = SeededGenerator(seed: options.seed)
+
+        var allTokens: [Int] = initialPromptTokens(options)
+        var promptResetSince = 0
+        var seek = 0
+        var segments: [Segment] = []
+        let windowFrames = LogMelSpectrogram.windowFrames
+        while seek < contentFrames {
+            let timeOffset = Double(seek) / Self.framesPerSecond
+            let segmentSize = min(windowFrames, contentFrames - seek)
+            let segmentDuration = Double(segmentSize) / Self.framesPerSecond
+            encodeWindow(mel, start: seek, count: segmentSize)
+
+            let previous = Array(allTokens[promptResetSince...])
+            let prompt = makePrompt(previous: previous, sotSequence: sotSequence, options: options)
+            let attempt = decodeWithFallback(decoding, prompt: prompt, options: options, generator: &generator)
+
+            if let threshold = options.noSpeechThreshold {
+                var skip = attempt.result.noSpeechProb > threshold
+                if let lp = options.logProbThreshold, attempt.averageLogProb > lp { skip = false }
+                if skip { seek += segmentSize; continue }
+            }
+            let previousSeek = seek
+            let split = splitByTimestamps(attempt.result.tokens, timeOffset: timeOffset, segmentSize: segmentSize,
+                                          segmentDuration: segmentDuration, seek: seek)
+            seek = split.seek
+            var pieces = split.segments
+            if options.wordTimestamps {
+                addWordTimestamps(&pieces, sotSequence: sotSequence, language: language, options: options,
+                                  numFrames: segmentSize, seek: previousSeek)
+            }
+            for piece in pieces {
+                let text = tokenizer.decode(piece.tokens)
+                if piece.start == piece.end || text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { continue }
+                allTokens.append(contentsOf: piece.tokens)
+                segments.append(Segment(
+                    id: segments.count + 1, seek: previousSeek, start: piece.start, end: piece.end, text: text,
+                    tokens: piece.tokens, avgLogProb: attempt.averageLogProb,
+                    compressionRatio: attempt.compressionRatio, noSpeechProb: attempt.result.noSpeechProb,
+                    temperature: attempt.temperature, words: options.wordTimestamps ? piece.words : nil))
+            }
+            if !options.conditionOnPreviousText || attempt.temperature > options.promptResetOnTemperature {
+                promptResetSince = allTokens.count
+            }
+        }
+        return segments
+    }
+
+    // MARK: Incremental decoding (streaming)
+
+    /// Decodes one window of at most 30 s (e.g. the growing, not yet committed tail of a stream) after
+    /// `previousTokens` (committed text), with times shifted by `timeOffset` seconds. Returns the window's
+    /// segments, including a trailing unfinished one; cheap to call again as the window grows.
+    public func decodeWindow(samples: [Float], previousTokens: [Int], timeOffset: Double,
+                             options: TranscriptionOptions = .init()) throws -> [Segment] {
+        try Self.validate(samples)
+        let seconds = Double(samples.count) / 16000
+        guard seconds <= 30.0001 else { throw EngineError.windowTooLong(seconds: seconds) }
+        let mel = LogMelSpectrogram(samples: samples, melBins: model.dimensions.melBins)
+        let frames = min(mel.contentFrames, LogMelSpectrogram.windowFrames)
+        guard frames > 0 else { return [] }
+        let language = try resolveLanguage(options.language, mel: mel)
+        let sotSequence = model.tokenizer.sotSequence(language: language, task: options.task == .translate ? .translate : .transcribe)
+        encodeWindow(mel, start: 0, count: frames)
+        var generator = SeededGenerator(seed: options.seed)
+        let prompt = makePrompt(previous: previousTokens, sotSequence: sotSequence, options: options)
+        let attempt = decodeWithFallback(makeDecoding(options), prompt: prompt, options: options, generator: &generator)
+        var pieces = splitByTimestamps(attempt.result.tokens, timeOffset: 0, segmentSize: frames,
+                                       segmentDuration: Double(frames) / Self.framesPerSecond, seek: 0,
+                                       keepUnfinished: true).segments
+        if options.wordTimestamps {
+            addWordTimestamps(&pieces, sotSequence: sotSequence, language: language, options: options,
+                              numFrames: frames, seek: 0)
+        }
+        return pieces.enumerated().compactMap { index, piece in
+            let text = model.tokenizer.decode(piece.tokens)
+            if text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { return nil }
+            return Segment(id: index + 1, seek: 0, start: piece.start + timeOffset, end: piece.end + timeOffset,
+                           text: text, tokens: piece.tokens, avgLogProb: attempt.averageLogProb,
+                           compressionRatio: attempt.compressionRatio, noSpeechProb: attempt.result.noSpeechProb,
+                           temperature: attempt.temperature,
+                           words: piece.words?.map { Word(start: $0.start + timeOffset, end: $0.end + timeOffset,
+                                                          word: $0.word, probability: $0.probability) })
+        }
+    }
+
+    // MARK: Language
+
+    /// Language probabilities on the first window, most likely first.
+    public func detectLanguage(samples: [Float]) throws -> [(language: String, probability: Double)] {
+        try Self.validate(samples)
+        let mel = LogMelSpectrogram(samples: samples, melBins: model.dimensions.melBins)
+        return detectLanguage(mel)
+    }
+
+    private func detectLanguage(_ mel: LogMelSpectrogram) -> [(language: String, probability: Double)] {
+        let tokenizer = model.tokenizer
+        guard tokenizer.isMultilingual else { return [("en", 1)] }
+        encodeWindow(mel, start: 0, count: min(mel.contentFrames, LogMelSpectrogram.windowFrames))
+        let logits = decoder.forward(tokens: [tokenizer.sot], start: 0, outputRows: [0])
+        let ids = model.config.languageIDs
+        let values = ids.map { logits[$0] }
+        let m = values.max() ?? 0
+        let exps = values.map { libmExp(Double($0 - m)) }
+        let total = exps.reduce(0, +)
+        return zip(ids, exps).compactMap { id, e in
+            tokenizer.languageCode(for: id).map { ($0, e / total) }
+        }.sorted { $0.1 > $1.1 }
+    }
+
+    private func resolveLanguage(_ requested: String?, mel: LogMelSpectrogram) throws -> String {
+        let tokenizer = model.tokenizer
+        if let requested {
+            guard tokenizer.isMultilingual else { return "en" }
+            guard tokenizer.languageToken(for: requested) != nil else { throw EngineError.unsupportedLanguage(requested) }
+            return requested
+        }
+        guard tokenizer.isMultilingual else { return "en" }
+        return detectLanguage(mel).first?.language ?? "en"
+    }
+
+    // MARK: Steps
+
+    static func validate(_ samples: [Float]) throws {
+        try samples.withUnsafeBufferPointer { x in
+            var i = 0
+            let n = x.count
+            while i + 16 <= n {
+                let v = Vector.load(x.baseAddress! + i)
+                // NaN and ±inf are exactly the values whose product with 0 is not 0.
+                if any((v * 0) .!= 0) { break }
+                i += 16
+            }
+            while i < n {
+                if !x[i].isFinite { throw EngineError.invalidSample(index: i) }
+                i += 1
+            }
+        }
+    }
+
+    private func encodeWindow(_ mel: LogMelSpectrogram, start: Int, count: Int) {
+        let features = melBuffer.reserve(LogMelSpectrogram.windowFrames * model.dimensions.melBins)
+        mel.window(start: start, count: count, into: features)
+        decoder.setMemory(encoder.encode(features))
+    }
+
+    private func makeDecoding(_ options: TranscriptionOptions) -> WindowDecoding {
+        let tokenizer = model.tokenizer
+        var suppressed: [Int] = []
+        if options.suppressTokens.contains(-1) {
+            suppressed = options.suppressTokens.filter { $0 >= 0 } + tokenizer.nonSpeechTokens
+        } else {
+            suppressed = options.suppressTokens
+        }
+        suppressed += [tokenizer.transcribe, tokenizer.translate, tokenizer.sot, tokenizer.startOfPrev,
+                       tokenizer.startOfLM, tokenizer.noSpeech]
+        let vocabulary = model.dimensions.vocabularySize
+        suppressed = Array(Set(suppressed.filter { $0 >= 0 && $0 < vocabulary })).sorted()
+        let maxInitial = Int((options.maxInitialTimestamp / Self.timePrecision).rounded(.toNearestOrEven))
+        let filter = LogitFilter(
+            suppressed: suppressed,
+            suppressedAtBegin: options.suppressBlank ? model.config.suppressIDsBegin.filter { $0 < vocabulary } : [],
+            timestamps: !options.withoutTimestamps, eot: tokenizer.eot, noTimestamps: tokenizer.noTimestamps,
+            timestampBegin: tokenizer.timestampBegin, vocabularySize: vocabulary,
+            maxInitialTimestamp: tokenizer.timestampBegin + maxInitial)
+        return WindowDecoding(decoder: decoder, tokenizer: tokenizer, filter: filter,
+                              textContext: model.dimensions.textContext)
+    }
+
+    private func initialPromptTokens(_ options: TranscriptionOptions) -> [Int] {
+        if let tokens = options.initialPromptTokens { return tokens }
+        if let text = options.initialPrompt {
+            return model.tokenizer.encode(" " + text.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        return []
+    }
+
+    private func makePrompt(previous: [Int], sotSequence: [Int], options: TranscriptionOptions) -> [Int] {
+        var prompt: [Int] = []
+        let half = model.dimensions.textContext / 2
+        if !previous.isEmpty {
+            prompt.append(model.tokenizer.startOfPrev)
+            prompt.append(contentsOf: previous.suffix(half - 1))
+        }
+        prompt.append(contentsOf: sotSequence)
+        if options.withoutTimestamps { prompt.append(model.tokenizer.noTimestamps) }
+        return prompt
+    }
+
+    struct Attempt {
+        var result: WindowResult
+        var averageLogProb: Double
+        var temperature: Double
+        var compressionRatio: Double
+    }
+
+    /// Decodes at each temperature in turn until the output is neither too repetitive nor too improbable.
+    private func decodeWithFallback(_ decoding: WindowDecoding, prompt: [Int], options: TranscriptionOptions,
+                                    generator: inout SeededGenerator) -> Attempt {
+        var all: [Attempt] = [], belowThreshold: [Attempt] = []
+        let temperatures = options.temperatures.isEmpty ? [0] : options.temperatures
+        for temperature in temperatures {
+            let result = decoding.decode(prompt: prompt, temperature: temperature, beamSize: options.beamSize,
+                                         bestOf: options.bestOf, patience: options.patience,
+                                         lengthPenalty: options.lengthPenalty, maxNewTokens: options.maxNewTokens,
+                                         generator: &generator)
+            let text = model.tokenizer.decode(result.tokens).trimmingCharacters(in: .whitespacesAndNewlines)
+            let attempt = Attempt(result: result, averageLogProb: result.averageLogProb, temperature: temperature,
+                                  compressionRatio: CompressionRatio.of(text))
+            all.append(attempt)
+            var needsFallback = false
+            if let threshold = options.compressionRatioThreshold {
+                if attempt.compressionRatio > threshold { needsFallback = true } else { belowThreshold.append(attempt) }
+            }
+            if let lp = options.logProbThreshold, attempt.averageLogProb < lp { needsFallback = true }
+            if let ns = options.noSpeechThreshold, let lp = options.logProbThreshold,
+               result.noSpeechProb > ns, attempt.averageLogProb < lp { needsFallback = false }
+            if !needsFallback { return attempt }
+        }
+        var best = (belowThreshold.isEmpty ? all : belowThreshold).max { $0.averageLogProb < $1.averageLogProb }!
+        best.temperature = temperatures.last!
+        return best
+    }
+
+    struct Piece {
+        var start: Double, end: Double
+        var tokens: [Int]
+        var words: [Word]?
+    }
+
+    /// Splits a window's tokens at pairs of timestamps (faster-whisper's `_split_segments_by_timestamps`).
+    private func splitByTimestamps(_ tokens: [Int], timeOffset: Double, segmentSize: Int, segmentDuration: Double,
+                                   seek: Int, keepUnfinished: Bool = false) -> (segments: [Piece], seek: Int) {
+        let begin = model.tokenizer.timestampBegin
+        var pieces: [Piece] = []
+        var seek = seek
+        let singleTimestampEnding = tokens.count >= 2 && tokens[tokens.count - 2] < begin && tokens.last! >= begin
+        var consecutive: [Int] = []
+        for i in tokens.indices where i > 0 && tokens[i] >= begin && tokens[i - 1] >= begin { consecutive.append(i) }
+        if !consecutive.isEmpty {
+            var slices = consecutive
+            if singleTimestampEnding { slices.append(tokens.count) }
+            var last = 0
+            for current in slices {
+                let sliced = Array(tokens[last..<current])
+                pieces.append(Piece(start: timeOffset + Double(sliced.first! - begin) * Self.timePrecision,
+                                    end: timeOffset + Double(sliced.last! - begin) * Self.timePrecision,
+                                    tokens: sliced))
+                last = current
+            }
+            if singleTimestampEnding {
+                seek += segmentSize
+            } else {
+                seek += (tokens[last - 1] - begin) * Self.inputStride
+                if keepUnfinished && last < tokens.count {
+                    let rest = Array(tokens[last...])
+                    let times = rest.filter { $0 >= begin }
+                    pieces.append(Piece(start: timeOffset + Double(rest.first! >= begin ? rest.first! - begin : tokens[last - 1] - begin) * Self.timePrecision,
+                                        end: timeOffset + (times.last.map { Double($0 - begin) * Self.timePrecision } ?? segmentDuration),
+                                        tokens: rest))
+                }
+            }
+        } else {
+            var duration = segmentDuration
+            let times = tokens.filter { $0 >= begin }
+            if let lastTime = times.last, lastTime != begin { duration = Double(lastTime - begin) * Self.timePrecision }
+            pieces.append(Piece(start: timeOffset, end: timeOffset + duration, tokens: tokens))
+            seek += segmentSize
+        }
+        return (pieces, seek)
+    }
+
+    private func addWordTimestamps(_ pieces: inout [Piece], sotSequence: [Int], language: String,
+                                   options: TranscriptionOptions, numFrames: Int, seek: Int) {
+        // Filled in by the alignment step (Alignment/).
+    }
+}

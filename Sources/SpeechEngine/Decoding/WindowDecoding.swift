@@ -1,0 +1,220 @@
+/// The result of decoding one 30 s window.
+struct WindowResult {
+    /// Generated tokens, end of text excluded.
+    var tokens: [Int]
+    /// Sum of the chosen tokens' log-probabilities (end of text included).
+    var cumulativeLogProb: Double
+    /// Probability of the no-speech token at the start of the transcript.
+    var noSpeechProb: Double
+    /// faster-whisper's average: the length-normalised score times the length, over length + 1.
+    var averageLogProb: Double {
+        let length = Double(tokens.count)
+        let score = Double(Float(cumulativeLogProb) / Float(length))   // CTranslate2's normalised score
+        return score * length / (length + 1)
+    }
+}
+
+/// Decodes a window whose encoder output the decoder already holds: prompt, then greedy search,
+/// sampling or beam search under the `LogitFilter`, as CTranslate2's Whisper `generate` does.
+struct WindowDecoding {
+    let decoder: TextDecoder
+    let tokenizer: WhisperTokenizer
+    let filter: LogitFilter
+    let textContext: Int
+
+    /// Decodes after `prompt` (previous text, start of transcript, language, task...).
+    func decode(prompt: [Int], temperature: Double, beamSize: Int, bestOf: Int, patience: Double,
+                lengthPenalty: Double, maxNewTokens: Int?, generator: inout SeededGenerator) -> WindowResult {
+        let vocabulary = decoder.weights.dimensions.vocabularySize
+        let sotIndex = prompt.firstIndex(of: tokenizer.sot) ?? 0
+        var promptLength = sotIndex
+        while promptLength < prompt.count, prompt[promptLength] >= tokenizer.sot,
+              prompt[promptLength] <= tokenizer.noTimestamps { promptLength += 1 }
+        promptLength = max(promptLength, 1)
+        let startStep = promptLength - 1
+        let startToken = prompt[startStep]
+        var noSpeech = 0.0
+        if startStep > 0 {
+            let wantNoSpeech = sotIndex < startStep
+            let logits = decoder.forward(tokens: Array(prompt[0..<startStep]), start: 0,
+                                         outputRows: wantNoSpeech ? [sotIndex] : [])
+            if wantNoSpeech { noSpeech = Self.probability(of: tokenizer.noSpeech, in: logits, count: vocabulary) }
+        }
+        let total = maxNewTokens.map { prompt.count + $0 } ?? textContext
+        let maxLength = max(1, min(total / 2, total - startStep))
+        let sotIsStart = sotIndex == startStep
+
+        if temperature > 0 {
+            // best_of samples, the best by length-normalised score.
+            var best: WindowResult? = nil, bestScore = -Double.infinity
+            for _ in 0..<max(1, bestOf) {
+                var ns = noSpeech
+                let result = greedy(startToken: startToken, startStep: startStep, maxLength: maxLength,
+                                    temperature: temperature, noSpeechAtStart: sotIsStart, noSpeech: &ns,
+                                    generator: &generator)
+                let score = result.cumulativeLogProb / libmPow(Double(max(result.tokens.count, 1)), lengthPenalty)
+                if best == nil || score > bestScore { best = result; bestScore = score }
+            }
+            return best!
+        }
+        if beamSize > 1 {
+            return beamSearch(startToken: startToken, startStep: startStep, maxLength: maxLength, beamSize: beamSize,
+                              patience: patience, lengthPenalty: lengthPenalty, noSpeech: noSpeech,
+                              noSpeechAtStart: sotIsStart)
+        }
+        var ns = noSpeech
+        return greedy(startToken: startToken, startStep: startStep, maxLength: maxLength, temperature: 0,
+                      noSpeechAtStart: sotIsStart, noSpeech: &ns, generator: &generator)
+    }
+
+    private func greedy(startToken: Int, startStep: Int, maxLength: Int, temperature: Double,
+                        noSpeechAtStart: Bool, noSpeech: inout Double,
+                        generator: inout SeededGenerator) -> WindowResult {
+        let vocabulary = decoder.weights.dimensions.vocabularySize
+        var sampled: [Int] = []
+        sampled.reserveCapacity(maxLength)
+        var tokens: [Int] = []
+        var cumulative = 0.0
+        var current = startToken
+        for step in 0..<maxLength {
+            let logits = UnsafeMutablePointer(mutating: decoder.step(tokens: [current], position: startStep + step))
+            if step == 0 && noSpeechAtStart {
+                noSpeech = Self.probability(of: tokenizer.noSpeech, in: logits, count: vocabulary)
+            }
+            filter.apply(logits, sampled: sampled[...])
+            let normalizer = Vector.logSumExp(logits, count: vocabulary)
+            let token = temperature > 0
+                ? Self.sample(logits, count: vocabulary, temperature: Float(temperature), generator: &generator)
+                : Self.argmax(logits, count: vocabulary)
+            cumulative += Double(logits[token] - normalizer)
+            sampled.append(token)
+            if token == tokenizer.eot { break }
+            tokens.append(token)
+            current = token
+        }
+        return WindowResult(tokens: tokens, cumulativeLogProb: cumulative, noSpeechProb: noSpeech)
+    }
+
+    private func beamSearch(startToken: Int, startStep: Int, maxLength: Int, beamSize: Int, patience: Double,
+                            lengthPenalty: Double, noSpeech: Double, noSpeechAtStart: Bool) -> WindowResult {
+        let vocabulary = decoder.weights.dimensions.vocabularySize
+        let candidates = 2 * beamSize
+        let maxHypotheses = max(1, Int((Double(beamSize) * patience).rounded()))
+        var noSpeech = noSpeech
+        var sequences: [[Int]] = [[]]
+        var scores: [Float] = [0]
+        var lastTokens = [startToken]
+        var finished: [(tokens: [Int], score: Double, cumulative: Double)] = []
+        var top = TopK(capacity: candidates)
+        for step in 0..<maxLength {
+            let rows = lastTokens.count
+            let logits = UnsafeMutablePointer(mutating: decoder.step(tokens: lastTokens, position: startStep + step))
+            if step == 0 && noSpeechAtStart {
+                noSpeech = Self.probability(of: tokenizer.noSpeech, in: logits, count: vocabulary)
+            }
+            top.reset()
+            for b in 0..<rows {
+                let row = logits + b * vocabulary
+                filter.apply(row, sampled: sequences[b][...])
+                let offset = scores[b] - Vector.logSumExp(row, count: vocabulary)
+                top.scan(row, count: vocabulary, offset: offset, base: b * vocabulary)
+            }
+            let isLast = step + 1 == maxLength
+            var nextSequences: [[Int]] = [], nextScores: [Float] = [], origins: [Int] = []
+            var secondary = beamSize
+            let ranked = top.sorted()
+            for k in 0..<min(beamSize, ranked.count) {
+                var pick = ranked[k]
+                let token = pick.index % vocabulary
+                if token == tokenizer.eot || isLast {
+                    let origin = pick.index / vocabulary
+                    var hypothesis = sequences[origin]
+                    if token != tokenizer.eot { hypothesis.append(token) }
+                    let length = Double(hypothesis.count)
+                    finished.append((hypothesis, Double(pick.score) / libmPow(length, lengthPenalty), Double(pick.score)))
+                    // Replace it with the next candidate that is not the end of text.
+                    var replaced = false
+                    while secondary < ranked.count {
+                        let candidate = ranked[secondary]
+                        secondary += 1
+                        if candidate.index % vocabulary != tokenizer.eot { pick = candidate; replaced = true; break }
+                    }
+                    if !replaced { continue }
+                }
+                let origin = pick.index / vocabulary
+                nextSequences.append(sequences[origin] + [pick.index % vocabulary])
+                nextScores.append(pick.score)
+                origins.append(origin)
+            }
+            if isLast || finished.count >= maxHypotheses || nextSequences.isEmpty { break }
+            if step == 0 {
+                decoder.cache.expand(to: nextSequences.count, length: startStep + 1)
+            } else {
+                decoder.cache.reorder(origins, length: startStep + step + 1)
+            }
+            sequences = nextSequences
+            scores = nextScores
+            lastTokens = nextSequences.map { $0.last! }
+        }
+        decoder.cache.expand(to: 1, length: 0)
+        guard let best = finished.max(by: { $0.score < $1.score }) else {
+            return WindowResult(tokens: sequences.first ?? [], cumulativeLogProb: Double(scores.first ?? 0),
+                                noSpeechProb: noSpeech)
+        }
+        return WindowResult(tokens: best.tokens, cumulativeLogProb: best.cumulative, noSpeechProb: noSpeech)
+    }
+
+    static func probability(of token: Int, in logits: UnsafePointer<Float>, count: Int) -> Double {
+        Double(libmExpF(logits[token] - Vector.logSumExp(logits, count: count)))
+    }
+
+    static func argmax(_ x: UnsafePointer<Float>, count: Int) -> Int {
+        var best = 0, value = -Float.infinity
+        for i in 0..<count where x[i] > value { value = x[i]; best = i }
+        return best
+    }
+
+    /// Samples from `softmax(x / temperature)`.
+    static func sample(_ x: UnsafePointer<Float>, count: Int, temperature: Float,
+                       generator: inout SeededGenerator) -> Int {
+        let m = Vector.max(x, count: count)
+        var total = 0.0
+        for i in 0..<count where x[i] > -.infinity { total += Double(libmExpF((x[i] - m) / temperature)) }
+        var target = Double.random(in: 0..<total, using: &generator)
+        var last = 0
+        for i in 0..<count where x[i] > -.infinity {
+            target -= Double(libmExpF((x[i] - m) / temperature))
+            last = i
+            if target <= 0 { return i }
+        }
+        return last
+    }
+}
+
+/// The k best (score, flat index) pairs seen, for beam search.
+struct TopK {
+    struct Entry { var score: Float; var index: Int }
+    let capacity: Int
+    private var entries: [Entry] = []
+    private var threshold = -Float.infinity
+
+    init(capacity: Int) { self.capacity = capacity; entries.reserveCapacity(capacity + 1) }
+
+    mutating func reset() { entries.removeAll(keepingCapacity: true); threshold = -.infinity }
+
+    /// Considers `x[i] + offset` for each i, with flat index `base + i`.
+    mutating func scan(_ x: UnsafePointer<Float>, count: Int, offset: Float, base: Int) {
+        for i in 0..<count {
+            let s = x[i] + offset
+            guard s > threshold || (entries.count < capacity && s > -.infinity) else { continue }
+            // Insert keeping descending order; ties keep the earlier index first.
+            var j = entries.count
+            while j > 0 && entries[j - 1].score < s { j -= 1 }
+            entries.insert(Entry(score: s, index: base + i), at: j)
+            if entries.count > capacity { entries.removeLast() }
+            if entries.count == capacity { threshold = entries[capacity - 1].score }
+        }
+    }
+
+    func sorted() -> [Entry] { entries }
+}

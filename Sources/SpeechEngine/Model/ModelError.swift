@@ -1,0 +1,37 @@
+import Foundation
+
+/// Why a model directory could not be loaded, each with a sentence a person can act on.
+public enum ModelError: Error, Equatable, CustomStringConvertible {
+    case missingFile(URL)
+    case unsupportedFormatVersion(Int)
+    case wrongArchitecture(String)
+    case truncated(URL, expectedBytes: Int, actualBytes: Int)
+    case missingVariable(String)
+    case unexpectedShape(String, [Int])
+    case unsupportedDataType(String, Int)
+    case invalidConfig(String)
+    case invalidVocabulary(String)
+
+    public var description: String {
+        switch self {
+        case .missingFile(let url):
+            "The model file \(url.path) does not exist; install the model again."
+        case .unsupportedFormatVersion(let version):
+            "model.bin uses CTranslate2 format version \(version), which this engine cannot read (versions 4–6 are supported)."
+        case .wrongArchitecture(let spec):
+            "model.bin holds a \(spec) model, not a Whisper model; choose a Whisper model directory."
+        case .truncated(let url, let expected, let actual):
+            "\(url.lastPathComponent) is truncated (needs at least \(expected) bytes, has \(actual)); download it again."
+        case .missingVariable(let name):
+            "model.bin lacks the variable \(name); it is not a complete Whisper model."
+        case .unexpectedShape(let name, let shape):
+            "The variable \(name) has an unexpected shape \(shape); the model file is inconsistent."
+        case .unsupportedDataType(let name, let code):
+            "The variable \(name) uses data type \(code), which this engine cannot read."
+        case .invalidConfig(let reason):
+            "config.json is invalid: \(reason)."
+        case .invalidVocabulary(let reason):
+            "The vocabulary is invalid: \(reason)."
+        }
+    }
+}

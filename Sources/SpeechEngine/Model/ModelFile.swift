@@ -1,0 +1,155 @@
+import Foundation
+
+/// A memory-mapped CTranslate2 `model.bin`: its spec name and variables (name, shape, data type, bytes).
+///
+/// Layout (little-endian): `u32` format version, spec name, `u32` spec revision, `u32` variable count,
+/// then per variable: name, `u8` rank, `u32` × rank dims, `u8` data type, `u32` byte count, bytes;
+/// then `u32` alias count and (alias, target) name pairs. A name is `u16` length (with NUL) + bytes.
+struct ModelFile {
+    enum DataType: UInt8 { case float32 = 0, int8 = 1, int16 = 2, int32 = 3, float16 = 4, bfloat16 = 5 }
+
+    struct Variable {
+        let shape: [Int]
+        let dataType: DataType
+        let offset: Int
+        let byteCount: Int
+    }
+
+    let url: URL
+    let formatVersion: Int
+    let specName: String
+    let specRevision: Int
+    private let data: Data
+    private(set) var variables: [String: Variable] = [:]
+    private(set) var aliases: [String: String] = [:]
+
+    init(url: URL) throws {
+        guard FileManager.default.fileExists(atPath: url.path) else { throw ModelError.missingFile(url) }
+        self.url = url
+        data = try Data(contentsOf: url, options: .alwaysMapped)
+        var reader = Reader(data: data, url: url)
+        formatVersion = Int(try reader.u32())
+        guard (4...6).contains(formatVersion) else { throw ModelError.unsupportedFormatVersion(formatVersion) }
+        specName = try reader.name()
+        specRevision = Int(try reader.u32())
+        guard specName == "WhisperSpec" else { throw ModelError.wrongArchitecture(specName) }
+        let count = Int(try reader.u32())
+        for _ in 0..<count {
+            let name = try reader.name()
+            let rank = Int(try reader.u8())
+            var shape: [Int] = []
+            for _ in 0..<rank { shape.append(Int(try reader.u32())) }
+            let code = try reader.u8()
+            guard let dataType = DataType(rawValue: code) else { throw ModelError.unsupportedDataType(name, Int(code)) }
+            let byteCount = Int(try reader.u32())
+            let offset = reader.offset
+            try reader.skip(byteCount)
+            variables[name] = Variable(shape: shape, dataType: dataType, offset: offset, byteCount: byteCount)
+        }
+        if reader.offset < data.count {
+            let aliasCount = Int(try reader.u32())
+            for _ in 0..<aliasCount {
+                let alias = try reader.name()
+                aliases[alias] = try reader.name()
+            }
+        }
+    }
+
+    func variable(_ name: String) -> Variable? {
+        variables[name] ?? aliases[name].flatMap { variables[$0] }
+    }
+
+    /// An integer scalar (num_heads, flags).
+    func integer(_ name: String) throws -> Int {
+        guard let v = variable(name) else { throw ModelError.missingVariable(name) }
+        return data.withUnsafeBytes { raw in
+            switch v.dataType {
+            case .int8: Int(raw.load(fromByteOffset: v.offset, as: Int8.self))
+            case .int16: Int(raw.loadUnaligned(fromByteOffset: v.offset, as: Int16.self))
+            case .int32: Int(raw.loadUnaligned(fromByteOffset: v.offset, as: Int32.self))
+            case .float32: Int(raw.loadUnaligned(fromByteOffset: v.offset, as: Float.self))
+            default: 0
+            }
+        }
+    }
+
+    /// The variable as fp32, converted once (int8/int16 weights divided by their `_scale`).
+    func tensor(_ name: String, shape expected: [Int]? = nil) throws -> Tensor {
+        guard let v = variable(name) else { throw ModelError.missingVariable(name) }
+        let shape = expected ?? v.shape
+        guard shape.reduce(1, *) == v.shape.reduce(1, *) else { throw ModelError.unexpectedShape(name, v.shape) }
+        var scales: [Float]? = nil
+        if v.dataType == .int8 || v.dataType == .int16 {
+            scales = try tensor(name + "_scale").array
+        }
+        return try data.withUnsafeBytes { raw in
+            let base = raw.baseAddress! + v.offset
+            return try Tensor(shape: shape) { out in
+                let n = out.count
+                switch v.dataType {
+                case .float32:
+                    for i in 0..<n { out[i] = base.loadUnaligned(fromByteOffset: 4 * i, as: Float.self) }
+                case .float16:
+                    HalfConversion.halfToFloat(base, out.baseAddress!, count: n)
+                case .bfloat16:
+                    HalfConversion.bfloat16ToFloat(base, out.baseAddress!, count: n)
+                case .int8, .int16:
+                    let scales = scales!
+                    let rowLength = n / max(scales.count, 1)
+                    for i in 0..<n {
+                        let q = v.dataType == .int8
+                            ? Float(base.load(fromByteOffset: i, as: Int8.self))
+                            : Float(base.loadUnaligned(fromByteOffset: 2 * i, as: Int16.self))
+                        out[i] = q / scales[i / rowLength]
+                    }
+                case .int32:
+                    throw ModelError.unsupportedDataType(name, Int(v.dataType.rawValue))
+                }
+            }
+        }
+    }
+}
+
+/// Bounds-checked little-endian reads; running past the end means the file is truncated.
+private struct Reader {
+    let data: Data
+    let url: URL
+    var offset = 0
+
+    mutating func need(_ n: Int) throws {
+        if offset + n > data.count {
+            throw ModelError.truncated(url, expectedBytes: offset + n, actualBytes: data.count)
+        }
+    }
+
+    mutating func u8() throws -> UInt8 {
+        try need(1)
+        defer { offset += 1 }
+        return data.withUnsafeBytes { $0.load(fromByteOffset: offset, as: UInt8.self) }
+    }
+
+    mutating func u16() throws -> UInt16 {
+        try need(2)
+        defer { offset += 2 }
+        return data.withUnsafeBytes { UInt16(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: UInt16.self)) }
+    }
+
+    mutating func u32() throws -> UInt32 {
+        try need(4)
+        defer { offset += 4 }
+        return data.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: UInt32.self)) }
+    }
+
+    mutating func skip(_ n: Int) throws {
+        try need(n)
+        offset += n
+    }
+
+    mutating func name() throws -> String {
+        let length = Int(try u16())
+        try need(length)
+        let bytes = data[data.startIndex + offset ..< data.startIndex + offset + max(length - 1, 0)]
+        offset += length
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,53 @@
+import CBLAS
+
+/// Matrix products through BLAS. Matrices are row-major; a linear layer's weight is `[out, in]`.
+enum BLAS {
+    /// `C[m×n] = alpha · A[m×k] · op(B) + beta · C`, where `op(B)` is `B[k×n]` or, when `transposeB`,
+    /// the transpose of `B[n×k]`.
+    @inline(__always)
+    static func gemm(m: Int, n: Int, k: Int,
+                     a: UnsafePointer<Float>, lda: Int,
+                     b: UnsafePointer<Float>, ldb: Int, transposeB: Bool,
+                     c: UnsafeMutablePointer<Float>, ldc: Int,
+                     alpha: Float = 1, beta: Float = 0) {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
+                    Int32(m), Int32(n), Int32(k), alpha, a, Int32(lda), b, Int32(ldb), beta, c, Int32(ldc))
+    }
+
+    /// `y[m] = alpha · A[m×n] · x + beta · y`, or with `transpose`, `y[n] = alpha · Aᵀ · x + beta · y`.
+    @inline(__always)
+    static func gemv(m: Int, n: Int, a: UnsafePointer<Float>, lda: Int, transpose: Bool = false,
+                     x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>,
+                     alpha: Float = 1, beta: Float = 0) {
+        cblas_sgemv(CblasRowMajor, transpose ? CblasTrans : CblasNoTrans,
+                    Int32(m), Int32(n), alpha, a, Int32(lda), x, 1, beta, y, 1)
+    }
+
+    /// `Y[rows×out] = X[rows×in] · Wᵀ + bias`: a linear layer over `rows` vectors (one row: `sgemv`).
+    static func linear(_ x: UnsafePointer<Float>, rows: Int, weight: Tensor, bias: Tensor?,
+                       into y: UnsafeMutablePointer<Float>) {
+        let out = weight.shape[0], inputs = weight.shape[1]
+        if rows == 1 {
+            gemv(m: out, n: inputs, a: weight.pointer, lda: inputs, x: x, y: y)
+        } else {
+            gemm(m: rows, n: out, k: inputs, a: x, lda: inputs, b: weight.pointer, ldb: inputs,
+                 transposeB: true, c: y, ldc: out)
+        }
+        if let bias { Vector.addRows(bias.pointer, to: y, rows: rows, columns: out) }
+    }
+}
+
+/// OpenBLAS run-time settings.
+public enum BLASSettings {
+    /// The name of the kernel family OpenBLAS picked for this CPU (e.g. "Cooperlake", "Haswell").
+    public static var coreName: String {
+        guard let name = openblas_get_corename() else { return "unknown" }
+        return String(cString: name)
+    }
+
+    /// Threads OpenBLAS uses for each product.
+    public static var threadCount: Int {
+        get { Int(openblas_get_num_threads()) }
+        set { openblas_set_num_threads(Int32(max(1, newValue))) }
+    }
+}

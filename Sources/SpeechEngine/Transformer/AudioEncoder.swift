@@ -1,0 +1,73 @@
+/// Whisper's audio encoder: two convolutions with GELU, sinusoidal positions, pre-norm transformer
+/// blocks, final layer norm. Input `[3000, melBins]` log-mel (time-major), output `[1500, d]`.
+final class AudioEncoder {
+    let weights: WhisperWeights
+    private let columns = Buffer(), hidden = Buffer(), normed = Buffer(), projected = Buffer()
+    private let context = Buffer(), scores = Buffer(), output = Buffer()
+
+    init(weights: WhisperWeights) { self.weights = weights }
+
+    /// Encodes one 30 s window; the result stays valid until the next call.
+    func encode(_ mel: UnsafePointer<Float>) -> UnsafePointer<Float> {
+        let dims = weights.dimensions
+        let d = dims.modelWidth, mels = dims.melBins
+        let inFrames = LogMelSpectrogram.windowFrames, frames = dims.audioContext
+        // conv1 (kernel 3, padding 1) as im2col: cols[t, c·3 + j] = mel[t + j − 1, c].
+        let cols = columns.reserve(inFrames * max(mels, d) * 3)
+        for t in 0..<inFrames {
+            let row = cols + t * mels * 3
+            for j in 0..<3 {
+                let source = t + j - 1
+                if source < 0 || source >= inFrames {
+                    for c in 0..<mels { row[c * 3 + j] = 0 }
+                } else {
+                    let m = mel + source * mels
+                    for c in 0..<mels { row[c * 3 + j] = m[c] }
+                }
+            }
+        }
+        let h1 = projected.reserve(inFrames * d)
+        BLAS.linear(cols, rows: inFrames, weight: weights.conv1Weight, bias: weights.conv1Bias, into: h1)
+        Vector.gelu(h1, count: inFrames * d)
+        // conv2 (kernel 3, stride 2, padding 1): cols[t, c·3 + j] = h1[2t + j − 1, c].
+        for t in 0..<frames {
+            let row = cols + t * d * 3
+            for j in 0..<3 {
+                let source = 2 * t + j - 1
+                if source < 0 || source >= inFrames {
+                    for c in 0..<d { row[c * 3 + j] = 0 }
+                } else {
+                    let m = h1 + source * d
+                    for c in 0..<d { row[c * 3 + j] = m[c] }
+                }
+            }
+        }
+        let x = hidden.reserve(frames * d)
+        BLAS.linear(cols, rows: frames, weight: weights.conv2Weight, bias: weights.conv2Bias, into: x)
+        Vector.gelu(x, count: frames * d)
+        Vector.add(weights.encoderPositions.pointer, to: x, count: frames * d)
+
+        for layer in weights.encoderLayers {
+            selfAttentionBlock(layer.attention, x, frames, d, heads: dims.encoderHeads)
+            FeedForward.apply(layer.feedForward, to: x, rows: frames, normed: normed, hidden: projected)
+        }
+        let y = output.reserve(frames * d)
+        Vector.layerNorm(x, rows: frames, columns: d, gamma: weights.encoderNormGamma,
+                         beta: weights.encoderNormBeta, into: y)
+        return UnsafePointer(y)
+    }
+
+    private func selfAttentionBlock(_ w: AttentionWeights, _ x: UnsafeMutablePointer<Float>, _ rows: Int, _ d: Int,
+                                    heads: Int) {
+        let n = normed.reserve(rows * d)
+        Vector.layerNorm(x, rows: rows, columns: d, gamma: w.normGamma, beta: w.normBeta, into: n)
+        let qkv = projected.reserve(rows * 3 * d)
+        BLAS.linear(n, rows: rows, weight: w.inWeight, bias: w.inBias, into: qkv)
+        let ctx = context.reserve(rows * d)
+        Attention.attend(query: qkv, queryStride: 3 * d, rows: rows, key: qkv + d, keyStride: 3 * d,
+                         value: qkv + 2 * d, valueStride: 3 * d, length: rows, heads: heads, headDim: d / heads,
+                         output: ctx, outputStride: d, scores: scores)
+        // x += ctx · Woᵀ + bo, accumulated by BLAS with beta = 1.
+        Residual.linear(ctx, rows: rows, weight: w.outWeight, bias: w.outBias, addingTo: x)
+    }
+}

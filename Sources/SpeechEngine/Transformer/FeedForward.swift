@@ -1,0 +1,28 @@
+/// The pre-norm feed-forward block: `x += W2 · GELU(W1 · LN(x) + b1) + b2`.
+enum FeedForward {
+    static func apply(_ w: FeedForwardWeights, to x: UnsafeMutablePointer<Float>, rows: Int,
+                      normed: Buffer, hidden: Buffer) {
+        let d = w.normGamma.count, inner = w.upWeight.shape[0]
+        let n = normed.reserve(rows * d)
+        Vector.layerNorm(x, rows: rows, columns: d, gamma: w.normGamma, beta: w.normBeta, into: n)
+        let h = hidden.reserve(rows * inner)
+        BLAS.linear(n, rows: rows, weight: w.upWeight, bias: w.upBias, into: h)
+        Vector.gelu(h, count: rows * inner)
+        Residual.linear(h, rows: rows, weight: w.downWeight, bias: w.downBias, addingTo: x)
+    }
+}
+
+/// A linear layer whose result is added to a residual stream in place (BLAS `beta = 1`).
+enum Residual {
+    static func linear(_ input: UnsafePointer<Float>, rows: Int, weight: Tensor, bias: Tensor,
+                       addingTo x: UnsafeMutablePointer<Float>) {
+        let out = weight.shape[0], inputs = weight.shape[1]
+        if rows == 1 {
+            BLAS.gemv(m: out, n: inputs, a: weight.pointer, lda: inputs, x: input, y: x, beta: 1)
+        } else {
+            BLAS.gemm(m: rows, n: out, k: inputs, a: input, lda: inputs, b: weight.pointer, ldb: inputs,
+                      transposeB: true, c: x, ldc: out, beta: 1)
+        }
+        Vector.addRows(bias.pointer, to: x, rows: rows, columns: out)
+    }
+}

@@ -1,0 +1,123 @@
+/// Whisper's text decoder: token and learned position embeddings, pre-norm blocks of causal
+/// self-attention (cached keys/values), cross-attention on the encoder output and feed-forward,
+/// final layer norm, output projection tied to the token embedding.
+final class TextDecoder {
+    let weights: WhisperWeights
+    let cache: KeyValueCache
+    private let hidden = Buffer(), normed = Buffer(), projected = Buffer(), context = Buffer()
+    private let scores = Buffer(), inner = Buffer(), logitBuffer = Buffer(), rowBuffer = Buffer()
+
+    /// How rows of the input relate to the cache.
+    private enum Rows {
+        /// Consecutive tokens of beam 0 at positions `start ..< start + count`.
+        case sequence(start: Int)
+        /// One token per beam, all at `position`.
+        case beams(position: Int)
+    }
+
+    init(weights: WhisperWeights, maxBeams: Int) {
+        self.weights = weights
+        let dims = weights.dimensions
+        cache = KeyValueCache(layers: dims.decoderLayers, width: dims.modelWidth, capacity: dims.textContext,
+                              memoryLength: dims.audioContext, maxBeams: maxBeams)
+    }
+
+    /// Projects an encoder output `[audioContext, d]` to each layer's cross-attention keys/values.
+    func setMemory(_ encoderOutput: UnsafePointer<Float>) {
+        for (l, layer) in weights.decoderLayers.enumerated() {
+            BLAS.linear(encoderOutput, rows: cache.memoryLength, weight: layer.crossAttention.memoryWeight!,
+                        bias: layer.crossAttention.memoryBias!, into: cache.memory[l])
+        }
+    }
+
+    /// Runs `tokens` of beam 0 at positions `start...`, filling the cache; returns the logits
+    /// `[outputRows.count, vocabulary]` of the rows listed in `outputRows`.
+    /// `crossScores`, if given, receives raw cross-attention scores `(layer, head, rows × audioContext)`.
+    func forward(tokens: [Int], start: Int, outputRows: [Int],
+                 crossScores: ((_ layer: Int, _ head: Int, _ scores: UnsafePointer<Float>) -> Void)? = nil)
+        -> UnsafePointer<Float> {
+        let x = run(tokens: tokens, rows: .sequence(start: start), crossScores: crossScores)
+        let d = weights.dimensions.modelWidth
+        let selected = rowBuffer.reserve(max(outputRows.count, 1) * d)
+        for (i, r) in outputRows.enumerated() { (selected + i * d).update(from: x + r * d, count: d) }
+        return logits(selected, rows: outputRows.count)
+    }
+
+    /// One decoding step: token `tokens[b]` of each beam b at `position`; returns logits `[beams, vocabulary]`.
+    func step(tokens: [Int], position: Int) -> UnsafePointer<Float> {
+        let x = run(tokens: tokens, rows: .beams(position: position), crossScores: nil)
+        return logits(x, rows: tokens.count)
+    }
+
+    private func logits(_ x: UnsafeMutablePointer<Float>, rows: Int) -> UnsafePointer<Float> {
+        let d = weights.dimensions.modelWidth, vocabulary = weights.dimensions.vocabularySize
+        let n = normed.reserve(rows * d)
+        Vector.layerNorm(x, rows: rows, columns: d, gamma: weights.decoderNormGamma, beta: weights.decoderNormBeta, into: n)
+        let out = logitBuffer.reserve(rows * vocabulary)
+        if rows > 0 { BLAS.linear(n, rows: rows, weight: weights.embedding, bias: nil, into: out) }
+        return UnsafePointer(out)
+    }
+
+    private func run(tokens: [Int], rows mode: Rows,
+                     crossScores: ((Int, Int, UnsafePointer<Float>) -> Void)?) -> UnsafeMutablePointer<Float> {
+        let dims = weights.dimensions
+        let d = dims.modelWidth, heads = dims.decoderHeads, headDim = d / heads
+        let rows = tokens.count
+        let x = hidden.reserve(rows * d)
+        for (r, token) in tokens.enumerated() {
+            let position: Int
+            switch mode {
+            case .sequence(let start): position = start + r
+            case .beams(let p): position = p
+            }
+            let row = x + r * d
+            row.update(from: weights.embedding.row(token), count: d)
+            Vector.add(weights.decoderPositions.row(position), to: row, count: d)
+        }
+        for (l, layer) in weights.decoderLayers.enumerated() {
+            // Causal self-attention with the cache.
+            let sa = layer.selfAttention
+            let n = normed.reserve(rows * d)
+            Vector.layerNorm(x, rows: rows, columns: d, gamma: sa.normGamma, beta: sa.normBeta, into: n)
+            let qkv = projected.reserve(rows * 3 * d)
+            BLAS.linear(n, rows: rows, weight: sa.inWeight, bias: sa.inBias, into: qkv)
+            let ctx = context.reserve(rows * d)
+            switch mode {
+            case .sequence(let start):
+                let keys = cache.keys(layer: l, beam: 0), values = cache.values(layer: l, beam: 0)
+                for r in 0..<rows {
+                    (keys + (start + r) * d).update(from: qkv + r * 3 * d + d, count: d)
+                    (values + (start + r) * d).update(from: qkv + r * 3 * d + 2 * d, count: d)
+                }
+                Attention.attend(query: qkv, queryStride: 3 * d, rows: rows, key: keys, keyStride: d,
+                                 value: values, valueStride: d, length: start + rows, heads: heads, headDim: headDim,
+                                 causalStart: start, output: ctx, outputStride: d, scores: scores)
+            case .beams(let position):
+                for b in 0..<rows {
+                    let keys = cache.keys(layer: l, beam: b), values = cache.values(layer: l, beam: b)
+                    (keys + position * d).update(from: qkv + b * 3 * d + d, count: d)
+                    (values + position * d).update(from: qkv + b * 3 * d + 2 * d, count: d)
+                    Attention.attend(query: qkv + b * 3 * d, queryStride: 3 * d, rows: 1, key: keys, keyStride: d,
+                                     value: values, valueStride: d, length: position + 1, heads: heads,
+                                     headDim: headDim, output: ctx + b * d, outputStride: d, scores: scores)
+                }
+            }
+            Residual.linear(ctx, rows: rows, weight: sa.outWeight, bias: sa.outBias, addingTo: x)
+
+            // Cross-attention on the window's encoder output (shared by all beams).
+            let ca = layer.crossAttention
+            Vector.layerNorm(x, rows: rows, columns: d, gamma: ca.normGamma, beta: ca.normBeta, into: n)
+            let q = projected.reserve(rows * d)
+            BLAS.linear(n, rows: rows, weight: ca.inWeight, bias: ca.inBias, into: q)
+            let memory = cache.memory[l]
+            Attention.attend(query: q, queryStride: d, rows: rows, key: memory, keyStride: 2 * d,
+                             value: memory + d, valueStride: 2 * d, length: cache.memoryLength, heads: heads,
+                             headDim: headDim, output: ctx, outputStride: d, scores: scores,
+                             onScores: crossScores.map { callback in { head, s in callback(l, head, s) } })
+            Residual.linear(ctx, rows: rows, weight: ca.outWeight, bias: ca.outBias, addingTo: x)
+
+            FeedForward.apply(layer.feedForward, to: x, rows: rows, normed: normed, hidden: inner)
+        }
+        return x
+    }
+}
