@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "SpeechAudio", targets: ["SpeechAudio"]),
         .library(name: "SpeechAssets", targets: ["SpeechAssets"]),
         .library(name: "SpeechEngine", targets: ["SpeechEngine"]),
+        .library(name: "OpenSpeech", targets: ["OpenSpeech"]),
         .executable(name: "openspeech", targets: ["openspeech"]),
         .executable(name: "audio-decode-bench", targets: ["audio-decode-bench"]),
     ],
@@ -36,12 +37,13 @@ let package = Package(
             ],
             resources: [.process("Resources")]),
         .target(name: "SpeechEngine", dependencies: ["CBLAS"]),
+        .target(name: "OpenSpeech", dependencies: ["SpeechAudio", "SpeechAssets", "SpeechEngine"]),
 
         // Command-line tool.
         .executableTarget(
             name: "openspeech",
             dependencies: [
-                "SpeechAudio", "SpeechAssets", "SpeechEngine",
+                "OpenSpeech", "SpeechAudio", "SpeechAssets", "SpeechEngine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 

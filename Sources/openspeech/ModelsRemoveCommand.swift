@@ -13,16 +13,10 @@ struct ModelsRemoveCommand: AsyncParsableCommand {
             let store = ModelStore()
             for id in ids {
                 guard try await store.remove(id) else {
-                    throw ModelsCommandError("model \(id) is not installed (see `openspeech models list`)")
+                    throw CommandFailure("model \(id) is not installed (see `openspeech models list`)")
                 }
                 print("removed \(id)")
             }
         }
     }
-}
-
-/// A one-line failure of a `models` subcommand.
-struct ModelsCommandError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }

@@ -23,7 +23,7 @@ struct ModelsReleaseCommand: AsyncParsableCommand {
     func run() async throws {
         try await runReportingErrors {
             guard AssetLibrary().release(reservedLocale: Locale(identifier: locale)) else {
-                throw ModelsCommandError("\(locale) is not reserved")
+                throw CommandFailure("\(locale) is not reserved")
             }
             print("released \(locale)")
         }

@@ -1,0 +1,74 @@
+import Foundation
+import SpeechAudio
+
+/// A finished transcription as documents people use: plain text, SubRip and WebVTT subtitles, JSON.
+/// Not in Apple's API; built from final `SpeechTranscriber` results, so the CLI and the server share it.
+public struct Transcript: Sendable, Codable, Equatable {
+    public struct Word: Sendable, Codable, Equatable {
+        public var start: Double
+        public var end: Double
+        public var word: String
+        public var confidence: Double?
+    }
+
+    public struct Segment: Sendable, Codable, Equatable {
+        public var start: Double
+        public var end: Double
+        public var text: String
+        public var words: [Word]
+    }
+
+    public enum Format: String, Sendable, CaseIterable {
+        case text, srt, vtt, json
+    }
+
+    public var text: String
+    public var language: String
+    public var duration: Double
+    public var segments: [Segment]
+
+    /// The transcript of final results (volatile ones are ignored), one segment per result. Words come from
+    /// runs carrying `audioTimeRange`, with their `transcriptionConfidence` if present.
+    public init(results: [SpeechTranscriber.Result], language: String, duration: Double) {
+        let finals = results.filter(\.isFinal)
+        segments = finals.map { result in
+            let text = String(result.text.characters)
+            let words: [Word] = result.text.runs.compactMap { run in
+                guard let range = run.audioTimeRange else { return nil }
+                let word = String(result.text[run.range].characters).trimmingCharacters(in: .whitespaces)
+                return word.isEmpty ? nil : Word(start: range.start.seconds, end: range.end.seconds, word: word,
+                                                 confidence: run.transcriptionConfidence)
+            }
+            return Segment(start: result.range.start.seconds, end: result.range.end.seconds,
+                           text: text.trimmingCharacters(in: .whitespaces), words: words.count > 1 ? words : [])
+        }
+        self.text = finals.map { String($0.text.characters) }.joined().trimmingCharacters(in: .whitespaces)
+        self.language = language
+        self.duration = duration
+    }
+
+    public func formatted(as format: Format) -> String {
+        switch format {
+        case .text: return text + "\n"
+        case .srt:
+            return segments.enumerated().map { index, segment in
+                "\(index + 1)\n\(Self.clock(segment.start, comma: true)) --> \(Self.clock(segment.end, comma: true))\n\(segment.text)\n"
+            }.joined(separator: "\n")
+        case .vtt:
+            return "WEBVTT\n\n" + segments.map { segment in
+                "\(Self.clock(segment.start, comma: false)) --> \(Self.clock(segment.end, comma: false))\n\(segment.text)\n"
+            }.joined(separator: "\n")
+        case .json:
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            return String(decoding: (try? encoder.encode(self)) ?? Data(), as: UTF8.self) + "\n"
+        }
+    }
+
+    /// `HH:MM:SS,mmm` (SubRip) or `HH:MM:SS.mmm` (WebVTT).
+    static func clock(_ seconds: Double, comma: Bool) -> String {
+        let milliseconds = Int((max(seconds, 0) * 1000).rounded())
+        let (h, m, s, ms) = (milliseconds / 3_600_000, milliseconds / 60_000 % 60, milliseconds / 1000 % 60, milliseconds % 1000)
+        return String(format: "%02d:%02d:%02d%@%03d", h, m, s, comma ? "," : ".", ms)
+    }
+}

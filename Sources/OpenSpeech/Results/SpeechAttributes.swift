@@ -1,0 +1,54 @@
+import Foundation
+import SpeechAudio
+
+extension AttributeScopes {
+    /// The attributes speech modules put on result text, as in Apple's Speech: the audio a run of text was
+    /// heard in, and how confident the model was.
+    public struct SpeechAttributes: AttributeScope {
+        public let audioTimeRange: TimeRangeAttribute
+        public let transcriptionConfidence: ConfidenceAttribute
+        public let foundation: FoundationAttributes
+
+        /// The audio time range of a run of text (`run.audioTimeRange`).
+        public enum TimeRangeAttribute: AttributedStringKey {
+            public typealias Value = CMTimeRange
+            public static let name = "SpeechAudioTimeRange"
+        }
+
+        /// The model's confidence in a run of text, 0 to 1 (`run.transcriptionConfidence`).
+        public enum ConfidenceAttribute: AttributedStringKey {
+            public typealias Value = Double
+            public static let name = "SpeechTranscriptionConfidence"
+        }
+    }
+
+    public var speech: SpeechAttributes.Type { SpeechAttributes.self }
+}
+
+extension AttributeDynamicLookup {
+    public subscript<T: AttributedStringKey>(
+        dynamicMember keyPath: KeyPath<AttributeScopes.SpeechAttributes, T>
+    ) -> T {
+        self[T.self]
+    }
+}
+
+extension AttributedString {
+    /// The range of text whose runs' audio time ranges intersect `timeRange`, from the first such run to the
+    /// last; nil if none does. As in Apple's Speech.
+    public func rangeOfAudioTimeRangeAttributes(intersecting timeRange: CMTimeRange) -> Range<AttributedString.Index>? {
+        var lower: AttributedString.Index?
+        var upper: AttributedString.Index?
+        for run in runs {
+            guard let range = run.audioTimeRange else { continue }
+            let overlap = range.intersection(timeRange)
+            let touches = overlap.isValid && (!overlap.isEmpty || range.isEmpty && timeRange.containsTime(range.start))
+            if touches {
+                if lower == nil { lower = run.range.lowerBound }
+                upper = run.range.upperBound
+            }
+        }
+        guard let lower, let upper else { return nil }
+        return lower..<upper
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import SpeechAssets
+import SpeechAudio
+
+/// Speech to text with a Whisper-family model, as Apple's `SpeechTranscriber` module.
+///
+/// Add it to a `SpeechAnalyzer`, feed audio, and read `results`. Without `.volatileResults`, each result is a
+/// final segment (a phrase or sentence) with the model's punctuation and capitalization. With it, volatile
+/// results (re-decoded every second, or half second with `.fastResults`) are replaced by final ones as two
+/// consecutive decodings agree (LocalAgreement-2).
+///
+/// Differs from Apple's: the locale picks a catalog model (English: `whisper-tiny.en`, others `whisper-base`),
+/// or `EngineConfiguration.modelID` names one; each result's text keeps Whisper's leading space except the
+/// session's first, so concatenating results gives the transcript.
+public final class SpeechTranscriber: LocaleDependentSpeechModule, AnalyzerDrivenModule {
+    /// A transcription of a stretch of audio, as in Apple's Speech.
+    public struct Result: SpeechModuleResult, Sendable, Equatable {
+        public let range: CMTimeRange
+        public let resultsFinalizationTime: CMTime
+        /// The best transcription: `alternatives[0]`.
+        public var text: AttributedString { alternatives[0] }
+        /// Transcriptions, most likely first (just one unless `.alternativeTranscriptions` is set).
+        public let alternatives: [AttributedString]
+
+        init(range: CMTimeRange, resultsFinalizationTime: CMTime, alternatives: [AttributedString]) {
+            self.range = range
+            self.resultsFinalizationTime = resultsFinalizationTime
+            self.alternatives = alternatives.isEmpty ? [AttributedString()] : alternatives
+        }
+    }
+
+    public let results: AsyncThrowingStream<Result, any Error>
+    public let transcriptionOptions: Set<TranscriptionOption>
+    public let reportingOptions: Set<ReportingOption>
+    public let attributeOptions: Set<ResultAttributeOption>
+    public let engineConfiguration: EngineConfiguration
+    public let selectedLocales: [Locale]
+    let processor: any ModuleProcessor
+
+    /// A transcriber for `locale` with a preset's options.
+    public convenience init(locale: Locale, preset: Preset) {
+        self.init(locale: locale, transcriptionOptions: preset.transcriptionOptions,
+                  reportingOptions: preset.reportingOptions, attributeOptions: preset.attributeOptions)
+    }
+
+    /// A transcriber for `locale` with a preset's options and OpenSpeech's engine settings.
+    public convenience init(locale: Locale, preset: Preset, engineConfiguration: EngineConfiguration) {
+        self.init(locale: locale, transcriptionOptions: preset.transcriptionOptions,
+                  reportingOptions: preset.reportingOptions, attributeOptions: preset.attributeOptions,
+                  engineConfiguration: engineConfiguration)
+    }
+
+    /// A transcriber for `locale` with the given options.
+    public init(locale: Locale, transcriptionOptions: Set<TranscriptionOption>, reportingOptions: Set<ReportingOption>,
+                attributeOptions: Set<ResultAttributeOption>, engineConfiguration: EngineConfiguration = .init()) {
+        self.transcriptionOptions = transcriptionOptions
+        self.reportingOptions = reportingOptions
+        self.attributeOptions = attributeOptions
+        self.engineConfiguration = engineConfiguration
+        selectedLocales = [locale]
+        let (stream, continuation) = AsyncThrowingStream<Result, any Error>.makeStream()
+        results = stream
+        let volatile = reportingOptions.contains(.volatileResults)
+        processor = TranscriptionProcessor(
+            settings: .init(
+                locale: locale, modelID: engineConfiguration.modelID,
+                volatile: volatile, stepSeconds: reportingOptions.contains(.fastResults) ? 0.5 : 1.0,
+                beamSize: engineConfiguration.beamSize ?? (volatile ? 1 : 5),
+                wordTimes: attributeOptions.contains(.audioTimeRange) || engineConfiguration.wordTimestamps,
+                timeRangeAttributes: attributeOptions.contains(.audioTimeRange),
+                confidence: attributeOptions.contains(.transcriptionConfidence),
+                etiquette: transcriptionOptions.contains(.etiquetteReplacements)),
+            output: { continuation.yield($0) },
+            end: { error in error.map { continuation.finish(throwing: $0) } ?? continuation.finish() })
+    }
+
+    // MARK: Availability and locales
+
+    /// Whether transcription can run on this machine (it can wherever the package builds).
+    public static var isAvailable: Bool { true }
+
+    /// Locales some catalog model transcribes, installed or not.
+    public static var supportedLocales: [Locale] {
+        get async { LocaleModelResolver(catalog: ModelStore().catalog).supportedLocales }
+    }
+
+    /// Locales whose model is installed.
+    public static var installedLocales: [Locale] {
+        get async {
+            let store = ModelStore()
+            let resolver = LocaleModelResolver(catalog: store.catalog)
+            return resolver.supportedLocales.filter { locale in
+                resolver.modelID(for: locale).map { store.installedDirectory(for: $0) != nil } ?? false
+            }
+        }
+    }
+
+    public static func supportedLocale(equivalentTo locale: Locale) -> Locale? {
+        let store = ModelStore()
+        let resolver = LocaleModelResolver(catalog: store.catalog)
+        let installed = resolver.locales(ofModels: store.installedModelIDs)
+        return resolver.supportedLocale(equivalentTo: locale, preferring: installed)
+    }
+
+    /// 16 kHz mono, Float32 or Int16; empty while the model is not installed.
+    public var availableCompatibleAudioFormats: [AVAudioFormat] {
+        get async {
+            guard TranscriptionProcessor.modelDirectory(locale: selectedLocales[0], modelID: engineConfiguration.modelID) != nil
+            else { return [] }
+            return SpeechAnalyzer.speechFormats
+        }
+    }
+
+    // MARK: Assets
+
+    public var assetLocales: [Locale] { engineConfiguration.modelID == nil ? selectedLocales : [] }
+    public var assetModelIDs: [String] { engineConfiguration.modelID.map { [$0] } ?? [] }
+}

@@ -1,0 +1,75 @@
+extension SpeechTranscriber {
+    /// Options that change the text, as in Apple's Speech.
+    public enum TranscriptionOption: Hashable, Sendable, CaseIterable {
+        /// Masks profanity with asterisks (the first letter stays).
+        case etiquetteReplacements
+    }
+
+    /// Options that change which results are delivered and when, as in Apple's Speech.
+    public enum ReportingOption: Hashable, Sendable, CaseIterable {
+        /// Deliver volatile (provisional) results as audio arrives, replaced by final ones later.
+        case volatileResults
+        /// Deliver alternative transcriptions in `Result.alternatives`.
+        case alternativeTranscriptions
+        /// Favour latency over accuracy: volatile results every 0.5 s instead of every second.
+        case fastResults
+    }
+
+    /// Attributes put on result text, as in Apple's Speech.
+    public enum ResultAttributeOption: Hashable, Sendable, CaseIterable {
+        /// `audioTimeRange` on each word.
+        case audioTimeRange
+        /// `transcriptionConfidence` (0 to 1) on each word (with time ranges) or result.
+        case transcriptionConfidence
+    }
+
+    /// A named set of options, as in Apple's Speech.
+    public struct Preset: Sendable, Equatable {
+        public var transcriptionOptions: Set<TranscriptionOption>
+        public var reportingOptions: Set<ReportingOption>
+        public var attributeOptions: Set<ResultAttributeOption>
+
+        public init(transcriptionOptions: Set<TranscriptionOption>, reportingOptions: Set<ReportingOption>,
+                    attributeOptions: Set<ResultAttributeOption>) {
+            self.transcriptionOptions = transcriptionOptions
+            self.reportingOptions = reportingOptions
+            self.attributeOptions = attributeOptions
+        }
+
+        /// Final results only.
+        public static let transcription = Preset(transcriptionOptions: [], reportingOptions: [], attributeOptions: [])
+        /// Final results with alternatives.
+        public static let transcriptionWithAlternatives = Preset(
+            transcriptionOptions: [], reportingOptions: [.alternativeTranscriptions], attributeOptions: [])
+        /// Final results with alternatives and word time ranges.
+        public static let timeIndexedTranscriptionWithAlternatives = Preset(
+            transcriptionOptions: [], reportingOptions: [.alternativeTranscriptions], attributeOptions: [.audioTimeRange])
+        /// Volatile results, fast, then final ones.
+        public static let progressiveTranscription = Preset(
+            transcriptionOptions: [], reportingOptions: [.volatileResults, .fastResults], attributeOptions: [])
+        /// Volatile results, fast, then final ones, with word time ranges.
+        public static let timeIndexedProgressiveTranscription = Preset(
+            transcriptionOptions: [], reportingOptions: [.volatileResults, .fastResults], attributeOptions: [.audioTimeRange])
+
+        /// The name early documentation (and the seeds) used for `transcription`.
+        public static let offlineTranscription = transcription
+        /// The name early documentation (and the seeds) used for `progressiveTranscription`.
+        public static let progressiveLiveTranscription = progressiveTranscription
+    }
+
+    /// OpenSpeech's own settings, beyond Apple's API: which model and how hard to search.
+    public struct EngineConfiguration: Sendable, Equatable {
+        /// A catalog model id to use instead of the locale's default.
+        public var modelID: String?
+        /// Beam width for final results (1 is greedy); nil: 5 for final-only transcription, 1 when volatile.
+        public var beamSize: Int?
+        /// Word time ranges even without the `.audioTimeRange` attribute option (for subtitles).
+        public var wordTimestamps: Bool
+
+        public init(modelID: String? = nil, beamSize: Int? = nil, wordTimestamps: Bool = false) {
+            self.modelID = modelID
+            self.beamSize = beamSize
+            self.wordTimestamps = wordTimestamps
+        }
+    }
+}
