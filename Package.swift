@@ -38,6 +38,8 @@ let package = Package(
             resources: [.process("Resources")]),
         .target(name: "SpeechEngine", dependencies: ["CBLAS"]),
         .target(name: "OpenSpeech", dependencies: ["SpeechAudio", "SpeechAssets", "SpeechEngine"]),
+        // Normalizers and word error rate, shared by the tests and the benchmark.
+        .target(name: "SpeechEvaluation"),
 
         // Command-line tool.
         .executableTarget(
@@ -51,7 +53,7 @@ let package = Package(
         .executableTarget(name: "audio-decode-bench", dependencies: ["SpeechAudio"], path: "bench/AudioDecodeBench"),
 
         // Tests. TestSupport holds what several test targets share (corpus, ffmpeg, temp dirs).
-        .target(name: "TestSupport", dependencies: ["SpeechAudio", "SpeechAssets"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["SpeechAudio", "SpeechAssets", "SpeechEvaluation"], path: "Tests/TestSupport"),
         .testTarget(name: "SpeechAudioTests", dependencies: ["SpeechAudio", "TestSupport"]),
         .testTarget(name: "SpeechAssetsTests", dependencies: ["SpeechAssets", "TestSupport"]),
         .testTarget(name: "SpeechEngineTests", dependencies: ["SpeechEngine", "SpeechAssets", "TestSupport"]),

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import SpeechEngine
+import TestSupport
 
 /// `WhisperTokenizer.encode`/`decode` against HF tokenizers (Python) on a few hundred strings.
 @Suite struct TokenizerParityTests {
@@ -46,8 +47,8 @@ import SpeechEngine
     static let texts = handPicked + generated(count: 300)
 
     @Test(arguments: ["whisper-tiny.en", "whisper-base"])
-    func encodeAndDecodeMatchHFTokenizers(model: String) throws {
-        let directory = try TestModels.directory(model)
+    func encodeAndDecodeMatchHFTokenizers(model: String) async throws {
+        let directory = try await TestModels.directory(for: model)
         let tokenizer = try WhisperTokenizer(modelDirectory: directory)
         let ours = Self.texts.map(tokenizer.encode)
         // Decode our encodings, plus slices of them that cut characters apart.

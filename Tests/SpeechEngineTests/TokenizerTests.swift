@@ -1,11 +1,12 @@
 import Foundation
 import Testing
 import SpeechEngine
+import TestSupport
 
 /// Special tokens, decoding and streaming of `WhisperTokenizer` on the two development models.
 @Suite struct TokenizerTests {
-    @Test func englishOnlySpecialTokens() throws {
-        let tokenizer = try WhisperTokenizer(modelDirectory: TestModels.directory("whisper-tiny.en"))
+    @Test func englishOnlySpecialTokens() async throws {
+        let tokenizer = try await WhisperTokenizer(modelDirectory: TestModels.directory(for: "whisper-tiny.en"))
         #expect(!tokenizer.isMultilingual)
         #expect(tokenizer.eot == 50256)
         #expect(tokenizer.sot == 50257)
@@ -23,8 +24,8 @@ import SpeechEngine
         #expect(tokenizer.sotSequence(language: "en") == [50257])
     }
 
-    @Test func multilingualSpecialTokens() throws {
-        let tokenizer = try WhisperTokenizer(modelDirectory: TestModels.directory("whisper-base"))
+    @Test func multilingualSpecialTokens() async throws {
+        let tokenizer = try await WhisperTokenizer(modelDirectory: TestModels.directory(for: "whisper-base"))
         #expect(tokenizer.isMultilingual)
         #expect(tokenizer.eot == 50257)
         #expect(tokenizer.sot == 50258)
@@ -45,14 +46,15 @@ import SpeechEngine
         #expect(tokenizer.sotSequence(language: "de", task: .translate) == [50258, 50261, 50358])
         #expect(tokenizer.specialToken("<|ja|>") == tokenizer.languageToken(for: "ja"))
         // Agrees with config.json's lang_ids.
+        let directory = try await TestModels.directory(for: "whisper-base")
         let config = try JSONSerialization.jsonObject(
-            with: Data(contentsOf: TestModels.directory("whisper-base").appendingPathComponent("config.json"))) as! [String: Any]
+            with: Data(contentsOf: directory.appendingPathComponent("config.json"))) as! [String: Any]
         let langIDs = (config["lang_ids"] as! [NSNumber]).map(\.intValue)
         #expect(tokenizer.languageCodes.map { tokenizer.languageToken(for: $0)! } == langIDs)
     }
 
-    @Test func timestamps() throws {
-        let tokenizer = try WhisperTokenizer(modelDirectory: TestModels.directory("whisper-base"))
+    @Test func timestamps() async throws {
+        let tokenizer = try await WhisperTokenizer(modelDirectory: TestModels.directory(for: "whisper-base"))
         let begin = tokenizer.timestampBegin
         #expect(tokenizer.isTimestamp(begin) && !tokenizer.isTimestamp(begin - 1))
         #expect(tokenizer.timestampSeconds(begin + 50) == 1.0)
@@ -61,8 +63,8 @@ import SpeechEngine
         #expect(tokenizer.specialToken("<|30.00|>") == begin + 1500)
     }
 
-    @Test func decodeSkipsOrRendersSpecialTokens() throws {
-        let tokenizer = try WhisperTokenizer(modelDirectory: TestModels.directory("whisper-base"))
+    @Test func decodeSkipsOrRendersSpecialTokens() async throws {
+        let tokenizer = try await WhisperTokenizer(modelDirectory: TestModels.directory(for: "whisper-base"))
         let hello = tokenizer.encode(" Hello world.")
         let tokens = tokenizer.sotSequence(language: "en") + [tokenizer.timestampBegin] + hello
             + [tokenizer.timestampBegin + 75, tokenizer.eot]
@@ -73,8 +75,8 @@ import SpeechEngine
         #expect(tokenizer.decode([-1, 999_999]) == "")
     }
 
-    @Test func characterSplitAcrossTokens() throws {
-        let tokenizer = try WhisperTokenizer(modelDirectory: TestModels.directory("whisper-base"))
+    @Test func characterSplitAcrossTokens() async throws {
+        let tokenizer = try await WhisperTokenizer(modelDirectory: TestModels.directory(for: "whisper-base"))
         // Find a character whose bytes span several tokens.
         let text = " 我們的音樂 ♪ 𝄞 ok"
         let ids = tokenizer.encode(text)
@@ -85,8 +87,8 @@ import SpeechEngine
         #expect(tokenizer.decode([partial]).contains("\u{FFFD}"))
     }
 
-    @Test func streamingDecoderHoldsBackIncompleteCharacters() throws {
-        let tokenizer = try WhisperTokenizer(modelDirectory: TestModels.directory("whisper-base"))
+    @Test func streamingDecoderHoldsBackIncompleteCharacters() async throws {
+        let tokenizer = try await WhisperTokenizer(modelDirectory: TestModels.directory(for: "whisper-base"))
         let text = " Grüße aus 東京, 𝄞 and ♪♪."
         var decoder = StreamingTextDecoder(tokenizer: tokenizer)
         var pieces: [String] = []
@@ -96,15 +98,15 @@ import SpeechEngine
         #expect(!pieces.contains { $0.contains("\u{FFFD}") })
     }
 
-    @Test func nonSpeechTokensMatchFasterWhisper() throws {
+    @Test func nonSpeechTokensMatchFasterWhisper() async throws {
         // faster-whisper 1.2.1's Tokenizer.non_speech_tokens on whisper-base.
-        let tokenizer = try WhisperTokenizer(modelDirectory: TestModels.directory("whisper-base"))
-        let reference = try TokenizerReference.nonSpeechTokens(modelDirectory: TestModels.directory("whisper-base"))
+        let tokenizer = try await WhisperTokenizer(modelDirectory: TestModels.directory(for: "whisper-base"))
+        let reference = try await TokenizerReference.nonSpeechTokens(modelDirectory: TestModels.directory(for: "whisper-base"))
         #expect(tokenizer.nonSpeechTokens == reference)
     }
 
-    @Test func decodeIsCheapPerToken() throws {
-        let tokenizer = try WhisperTokenizer(modelDirectory: TestModels.directory("whisper-tiny.en"))
+    @Test func decodeIsCheapPerToken() async throws {
+        let tokenizer = try await WhisperTokenizer(modelDirectory: TestModels.directory(for: "whisper-tiny.en"))
         let ids = Array(0..<50000)
         let clock = ContinuousClock()
         let elapsed = clock.measure {
