@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "OpenSpeech", targets: ["OpenSpeech"]),
         .executable(name: "openspeech", targets: ["openspeech"]),
         .executable(name: "audio-decode-bench", targets: ["audio-decode-bench"]),
+        .executable(name: "vad-bench", targets: ["vad-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -51,12 +52,13 @@ let package = Package(
 
         // Benchmarks (bench/).
         .executableTarget(name: "audio-decode-bench", dependencies: ["SpeechAudio"], path: "bench/AudioDecodeBench"),
+        .executableTarget(name: "vad-bench", dependencies: ["SpeechEngine", "SpeechAudio", "SpeechAssets"], path: "bench/VADBench"),
 
         // Tests. TestSupport holds what several test targets share (corpus, ffmpeg, temp dirs).
         .target(name: "TestSupport", dependencies: ["SpeechAudio", "SpeechAssets", "SpeechEvaluation"], path: "Tests/TestSupport"),
         .testTarget(name: "SpeechAudioTests", dependencies: ["SpeechAudio", "TestSupport"]),
         .testTarget(name: "SpeechAssetsTests", dependencies: ["SpeechAssets", "TestSupport"]),
-        .testTarget(name: "SpeechEngineTests", dependencies: ["SpeechEngine", "SpeechAssets", "TestSupport"]),
+        .testTarget(name: "SpeechEngineTests", dependencies: ["SpeechEngine", "SpeechAssets", "SpeechAudio", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
