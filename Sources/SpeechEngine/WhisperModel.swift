@@ -9,11 +9,14 @@ public final class WhisperModel: Sendable {
     public let config: ModelConfig
     public let tokenizer: WhisperTokenizer
     let weights: WhisperWeights
+    /// OpenBLAS threads for the encoder's large products (the decoder's vector products use one:
+    /// they are bound by memory bandwidth, and extra threads only spin).
+    public let threads: Int
 
-    /// Loads the model; `threads` sets OpenBLAS's thread count (default: the cores available).
+    /// Loads the model; `threads` sets the encoder's thread count (default: the cores available).
     public init(directory: URL, threads: Int? = nil) throws {
         Self.logBackendOnce
-        if let threads { BLASSettings.threadCount = threads }
+        self.threads = max(1, threads ?? Self.defaultThreads)
         self.directory = directory
         let file = try ModelFile(url: directory.appendingPathComponent("model.bin"))
         weights = try WhisperWeights(file: file)
@@ -33,11 +36,14 @@ public final class WhisperModel: Sendable {
     }
 
     /// Logs once per process which OpenBLAS kernels run and with how many threads.
+    /// `OPENBLAS_NUM_THREADS` if set, else the cores available.
+    static var defaultThreads: Int {
+        ProcessInfo.processInfo.environment["OPENBLAS_NUM_THREADS"].flatMap(Int.init)
+            ?? ProcessInfo.processInfo.activeProcessorCount
+    }
+
     private static let logBackendOnce: Void = {
-        if ProcessInfo.processInfo.environment["OPENBLAS_NUM_THREADS"] == nil {
-            BLASSettings.threadCount = ProcessInfo.processInfo.activeProcessorCount
-        }
-        let line = "SpeechEngine: OpenBLAS \(BLASSettings.coreName) kernels, \(BLASSettings.threadCount) threads\n"
+        let line = "SpeechEngine: OpenBLAS \(BLASSettings.coreName) kernels, up to \(defaultThreads) threads\n"
         FileHandle.standardError.write(Data(line.utf8))
     }()
 }

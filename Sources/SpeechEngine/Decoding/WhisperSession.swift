@@ -33,6 +33,7 @@ public final class WhisperSession {
         var promptResetSince = 0
         var seek = 0
         var segments: [Segment] = []
+        var lastSpeechTimestamp = 0.0
         let windowFrames = LogMelSpectrogram.windowFrames
         while seek < contentFrames {
             let timeOffset = Double(seek) / Self.framesPerSecond
@@ -56,7 +57,12 @@ public final class WhisperSession {
             var pieces = split.segments
             if options.wordTimestamps {
                 addWordTimestamps(&pieces, sotSequence: sotSequence, language: language, options: options,
-                                  numFrames: segmentSize, seek: previousSeek)
+                                  numFrames: segmentSize, seek: previousSeek, lastSpeechTimestamp: lastSpeechTimestamp)
+                let lastWordEnd = Self.lastEnd(pieces)
+                if !split.singleTimestampEnding, let end = lastWordEnd, end > timeOffset {
+                    seek = Int((end * Self.framesPerSecond).rounded(.toNearestOrEven))
+                }
+                if let end = lastWordEnd { lastSpeechTimestamp = end }
             }
             for piece in pieces {
                 let text = tokenizer.decode(piece.tokens)
@@ -99,7 +105,7 @@ public final class WhisperSession {
                                        keepUnfinished: true).segments
         if options.wordTimestamps {
             addWordTimestamps(&pieces, sotSequence: sotSequence, language: language, options: options,
-                              numFrames: frames, seek: 0)
+                              numFrames: frames, seek: 0, lastSpeechTimestamp: 0)
         }
         return pieces.enumerated().compactMap { index, piece in
             let text = model.tokenizer.decode(piece.tokens)
@@ -170,7 +176,11 @@ public final class WhisperSession {
     private func encodeWindow(_ mel: LogMelSpectrogram, start: Int, count: Int) {
         let features = melBuffer.reserve(LogMelSpectrogram.windowFrames * model.dimensions.melBins)
         mel.window(start: start, count: count, into: features)
+        // OpenBLAS's thread count is process-wide: many threads for the encoder's matrix products,
+        // one for the decoder's vector products.
+        BLASSettings.threadCount = model.threads
         decoder.setMemory(encoder.encode(features))
+        BLASSettings.threadCount = 1
     }
 
     private func makeDecoding(_ options: TranscriptionOptions) -> WindowDecoding {
@@ -259,7 +269,8 @@ public final class WhisperSession {
 
     /// Splits a window's tokens at pairs of timestamps (faster-whisper's `_split_segments_by_timestamps`).
     private func splitByTimestamps(_ tokens: [Int], timeOffset: Double, segmentSize: Int, segmentDuration: Double,
-                                   seek: Int, keepUnfinished: Bool = false) -> (segments: [Piece], seek: Int) {
+                                   seek: Int, keepUnfinished: Bool = false)
+        -> (segments: [Piece], seek: Int, singleTimestampEnding: Bool) {
         let begin = model.tokenizer.timestampBegin
         var pieces: [Piece] = []
         var seek = seek
@@ -296,11 +307,21 @@ public final class WhisperSession {
             pieces.append(Piece(start: timeOffset, end: timeOffset + duration, tokens: tokens))
             seek += segmentSize
         }
-        return (pieces, seek)
+        return (pieces, seek, singleTimestampEnding)
+    }
+
+    /// faster-whisper's `get_end`: the end of the last word, else of the last segment.
+    private static func lastEnd(_ pieces: [Piece]) -> Double? {
+        for piece in pieces.reversed() { if let word = piece.words?.last { return word.end } }
+        return pieces.last?.end
     }
 
     private func addWordTimestamps(_ pieces: inout [Piece], sotSequence: [Int], language: String,
-                                   options: TranscriptionOptions, numFrames: Int, seek: Int) {
-        // Filled in by the alignment step (Alignment/).
+                                   options: TranscriptionOptions, numFrames: Int, seek: Int,
+                                   lastSpeechTimestamp: Double) {
+        _ = WordTimestamps.add(to: &pieces, decoder: decoder, tokenizer: model.tokenizer, sotSequence: sotSequence,
+                               language: language, numFrames: numFrames, seek: seek,
+                               alignmentHeads: model.config.alignmentHeads, prepend: options.prependPunctuations,
+                               append: options.appendPunctuations, lastSpeechTimestamp: lastSpeechTimestamp)
     }
 }

@@ -73,6 +73,22 @@ struct ModelFile {
         }
     }
 
+    /// A matrix variable in half precision: fp16 bytes copied as they are, other types rounded.
+    func halfMatrix(_ name: String) throws -> HalfMatrix {
+        guard let v = variable(name), v.shape.count == 2 else { throw ModelError.missingVariable(name) }
+        if v.dataType == .float16 {
+            return data.withUnsafeBytes { raw in
+                HalfMatrix(rows: v.shape[0], columns: v.shape[1]) { out in
+                    UnsafeMutableRawPointer(out).copyMemory(from: raw.baseAddress! + v.offset, byteCount: v.byteCount)
+                }
+            }
+        }
+        let values = try tensor(name)
+        return HalfMatrix(rows: v.shape[0], columns: v.shape[1]) { out in
+            for i in 0..<values.count { out[i] = Float16(values.pointer[i]).bitPattern }
+        }
+    }
+
     /// The variable as fp32, converted once (int8/int16 weights divided by their `_scale`).
     func tensor(_ name: String, shape expected: [Int]? = nil) throws -> Tensor {
         guard let v = variable(name) else { throw ModelError.missingVariable(name) }

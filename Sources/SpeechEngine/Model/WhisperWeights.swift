@@ -37,6 +37,8 @@ struct WhisperWeights: Sendable {
     let encoderNormGamma: Tensor, encoderNormBeta: Tensor
     /// `[vocabulary, d]`, also the output projection.
     let embedding: Tensor
+    /// The same in half precision (exact for fp16 models), for single-row output projections.
+    let embeddingHalf: HalfMatrix
     let decoderPositions: Tensor
     let decoderLayers: [DecoderLayerWeights]
     let decoderNormGamma: Tensor, decoderNormBeta: Tensor
@@ -72,6 +74,7 @@ struct WhisperWeights: Sendable {
         encoderNormGamma = try file.tensor("encoder/layer_norm/gamma", shape: [d])
         encoderNormBeta = try file.tensor("encoder/layer_norm/beta", shape: [d])
         embedding = try file.tensor("decoder/embeddings/weight")
+        embeddingHalf = try file.halfMatrix("decoder/embeddings/weight")
         decoderPositions = try file.tensor("decoder/position_encodings/encodings", shape: [dimensions.textContext, d])
         decoderNormGamma = try file.tensor("decoder/layer_norm/gamma", shape: [d])
         decoderNormBeta = try file.tensor("decoder/layer_norm/beta", shape: [d])

@@ -5,7 +5,7 @@ final class TextDecoder {
     let weights: WhisperWeights
     let cache: KeyValueCache
     private let hidden = Buffer(), normed = Buffer(), projected = Buffer(), context = Buffer()
-    private let scores = Buffer(), inner = Buffer(), logitBuffer = Buffer(), rowBuffer = Buffer()
+    private let scores = Buffer(), inner = Buffer(), logitBuffer = Buffer(), rowBuffer = Buffer(), halfScratch = Buffer()
 
     /// How rows of the input relate to the cache.
     private enum Rows {
@@ -54,7 +54,11 @@ final class TextDecoder {
         let n = normed.reserve(rows * d)
         Vector.layerNorm(x, rows: rows, columns: d, gamma: weights.decoderNormGamma, beta: weights.decoderNormBeta, into: n)
         let out = logitBuffer.reserve(rows * vocabulary)
-        if rows > 0 { BLAS.linear(n, rows: rows, weight: weights.embedding, bias: nil, into: out) }
+        if rows == 1 {
+            weights.embeddingHalf.multiply(n, into: out, scratch: halfScratch.reserve(d))
+        } else if rows > 1 {
+            BLAS.linear(n, rows: rows, weight: weights.embedding, bias: nil, into: out)
+        }
         return UnsafePointer(out)
     }
 

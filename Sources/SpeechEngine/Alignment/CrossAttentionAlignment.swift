@@ -1,0 +1,87 @@
+/// Token-to-time alignment from the decoder's cross-attention on the model's alignment heads:
+/// softmax over the window's content frames, standardise each frame across tokens, median filter
+/// along time, average the heads, then dynamic time warping (CTranslate2's `align`).
+enum CrossAttentionAlignment {
+    struct Result {
+        /// `(text index, time index)` pairs of the warping path (time in 20 ms encoder frames).
+        var path: [(row: Int, column: Int)]
+        /// Probability of each text token given the ones before it.
+        var tokenProbabilities: [Double]
+    }
+
+    static func align(decoder: TextDecoder, sotSequence: [Int], noTimestamps: Int, eot: Int, textTokens: [Int],
+                      numFrames: Int, alignmentHeads: [[Int]], medianFilterWidth: Int = 7) -> Result {
+        let input = sotSequence + [noTimestamps] + textTokens + [eot]
+        let outputs = Array(input.dropFirst()) + [0]
+        let tokens = input.count
+        let frames = max(1, min(numFrames / 2, decoder.cache.memoryLength))
+        let memoryLength = decoder.cache.memoryLength
+        let heads = alignmentHeads.filter { $0.count == 2 && $0[0] < decoder.weights.dimensions.decoderLayers
+                                            && $0[1] < decoder.weights.dimensions.decoderHeads }
+        var weights = [[Float]](repeating: [], count: heads.count)   // per head: tokens × frames
+        let logits = decoder.forward(tokens: input, start: 0, outputRows: Array(0..<tokens)) { layer, head, scores in
+            for (h, pair) in heads.enumerated() where pair[0] == layer && pair[1] == head {
+                var w = [Float](repeating: 0, count: tokens * frames)
+                for t in 0..<tokens {
+                    for f in 0..<frames { w[t * frames + f] = scores[t * memoryLength + f] }
+                }
+                weights[h] = w
+            }
+        }
+        // Probabilities of each next token among text tokens only.
+        let vocabulary = decoder.weights.dimensions.vocabularySize
+        var probabilities: [Double] = []
+        let offset = sotSequence.count
+        for t in 0..<textTokens.count {
+            let row = logits + (offset + t) * vocabulary
+            let normalizer = Vector.logSumExp(row, count: eot)
+            probabilities.append(libmExp(Double(row[outputs[offset + t]] - normalizer)))
+        }
+        // Softmax over frames, standardise over tokens, median filter over frames, mean over heads.
+        var mean = [Float](repeating: 0, count: tokens * frames)
+        for h in heads.indices {
+            var w = weights[h]
+            w.withUnsafeMutableBufferPointer { p in
+                for t in 0..<tokens { Vector.softmax(p.baseAddress! + t * frames, count: frames) }
+            }
+            for f in 0..<frames {
+                var sum: Float = 0
+                for t in 0..<tokens { sum += w[t * frames + f] }
+                let m = sum / Float(tokens)
+                var squares: Float = 0
+                for t in 0..<tokens { let d = w[t * frames + f] - m; squares += d * d }
+                let sd = (squares / Float(tokens)).squareRoot()
+                for t in 0..<tokens { w[t * frames + f] = (w[t * frames + f] - m) / sd }
+            }
+            let filtered = medianFilter(w, rows: tokens, columns: frames, width: medianFilterWidth)
+            for i in 0..<mean.count { mean[i] += filtered[i] }
+        }
+        if !heads.isEmpty { for i in 0..<mean.count { mean[i] /= Float(heads.count) } }
+        // Rows from the no-timestamps position through the last text token.
+        let rows = tokens - offset - 1
+        let matrix = Array(mean[(offset * frames)..<((offset + rows) * frames)])
+        return Result(path: DynamicTimeWarping.path(matrix, rows: rows, columns: frames),
+                      tokenProbabilities: probabilities)
+    }
+
+    /// Median over a sliding window along each row, reflecting at the edges.
+    static func medianFilter(_ x: [Float], rows: Int, columns: Int, width: Int) -> [Float] {
+        let half = width / 2
+        guard columns > half else { return x }
+        var out = x
+        var window = [Float](repeating: 0, count: width)
+        for r in 0..<rows {
+            let base = r * columns
+            for j in 0..<columns {
+                for k in -half...half {
+                    var read = abs(j + k)
+                    if read >= columns { read = 2 * columns - read - 2 }
+                    window[k + half] = x[base + read]
+                }
+                window.sort()
+                out[base + j] = window[half]
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,50 @@
+/// A matrix kept in IEEE half precision (the precision CTranslate2 stores Whisper in, so no value
+/// changes), multiplied by fp32 vectors with a kernel that streams half the bytes of fp32 weights.
+///
+/// `@unchecked Sendable`: the storage is written once in `init` and only read afterwards.
+final class HalfMatrix: @unchecked Sendable {
+    let rows: Int, columns: Int
+    private let storage: UnsafeMutablePointer<UInt16>
+
+    /// A `rows × columns` matrix whose half bits `fill` writes.
+    init(rows: Int, columns: Int, fill: (UnsafeMutablePointer<UInt16>) -> Void) {
+        precondition(columns % 16 == 0, "HalfMatrix needs a multiple of 16 columns")
+        self.rows = rows
+        self.columns = columns
+        storage = .allocate(capacity: rows * columns)
+        fill(storage)
+    }
+
+    deinit { storage.deallocate() }
+
+    /// `y[r] = Σ_c W[r, c] · x[c]` for every row. `scratch` holds at least `columns` floats.
+    func multiply(_ x: UnsafePointer<Float>, into y: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>) {
+        // Weights are read as 32-bit lanes holding two halves: lane j of a 16-half chunk has
+        // element 2j in its low half and 2j+1 in its high half. Split x the same way once.
+        let half = columns / 2
+        let even = scratch, odd = scratch + half
+        for i in 0..<half { even[i] = x[2 * i]; odd[i] = x[2 * i + 1] }
+        let evenRaw = UnsafeRawPointer(even), oddRaw = UnsafeRawPointer(odd)
+        let base = UnsafeRawPointer(storage)
+        let rowBytes = columns * 2
+        for r in 0..<rows {
+            let row = base + r * rowBytes
+            var accumulatorEven = SIMD8<Float>(), accumulatorOdd = SIMD8<Float>()
+            var offset = 0
+            while offset < rowBytes {
+                let w = row.loadUnaligned(fromByteOffset: offset, as: SIMD8<UInt32>.self)
+                accumulatorEven += Self.widen(w &<< 16) * evenRaw.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
+                accumulatorOdd += Self.widen(w & 0xFFFF_0000) * oddRaw.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
+                offset += 32
+            }
+            y[r] = (accumulatorEven + accumulatorOdd).sum()
+        }
+    }
+
+    /// fp32 values of halves held in the high 16 bits of each lane: magnitude moved into fp32
+    /// position and scaled by 2^112 (exact for normal and subnormal halves), sign restored.
+    @inline(__always) private static func widen(_ v: SIMD8<UInt32>) -> SIMD8<Float> {
+        let magnitude = unsafeBitCast((v & 0x7FFF_0000) &>> 3, to: SIMD8<Float>.self) * 5.192296858534828e+33
+        return unsafeBitCast(unsafeBitCast(magnitude, to: SIMD8<UInt32>.self) | (v & 0x8000_0000), to: SIMD8<Float>.self)
+    }
+}
