@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "OpenSpeech", targets: ["OpenSpeech"]),
         .executable(name: "openspeech", targets: ["openspeech"]),
         .executable(name: "audio-decode-bench", targets: ["audio-decode-bench"]),
+        .executable(name: "whisper-bench", targets: ["whisper-bench"]),
         .executable(name: "vad-bench", targets: ["vad-bench"]),
     ],
     dependencies: [
@@ -52,6 +53,13 @@ let package = Package(
 
         // Benchmarks (bench/).
         .executableTarget(name: "audio-decode-bench", dependencies: ["SpeechAudio"], path: "bench/AudioDecodeBench"),
+        .executableTarget(
+            name: "whisper-bench",
+            dependencies: [
+                "SpeechEngine", "SpeechEvaluation", "SpeechAssets",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "bench/WhisperBench"),
         .executableTarget(name: "vad-bench", dependencies: ["SpeechEngine", "SpeechAudio", "SpeechAssets"], path: "bench/VADBench"),
 
         // Tests. TestSupport holds what several test targets share (corpus, ffmpeg, temp dirs).

@@ -1,0 +1,131 @@
+import ArgumentParser
+import Foundation
+import SpeechEvaluation
+
+/// Reads `BenchRun` JSON files of both engines and prints, per model and beam: RTFx over the whole
+/// run, load time, peak RSS, word error rate per subset, and OpenSpeech's ratios to faster-whisper.
+struct ReportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "report", abstract: "Tables from run JSON files.")
+
+    @Option(help: "Summary JSON to write.") var output: String?
+    @Argument(help: "Run JSON files (openspeech and faster-whisper).") var runs: [String]
+
+    struct Row: Codable {
+        var model: String
+        var beamSize: Int
+        var engine: String
+        var rtfx: Double
+        var loadSeconds: Double
+        var peakRssMB: Double
+        var audioSeconds: Double
+        var wallSeconds: Double
+        var blasCore: String?
+        var failures: Int
+        /// Error rate (0...1) per subset; " (CER)" subsets are scored by characters.
+        var errorRates: [String: Double]
+        var errorCounts: [String: ErrorCounts]
+    }
+
+    struct Summary: Codable {
+        var machine: MachineInfo
+        var rows: [Row]
+    }
+
+    func run() throws {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let loaded = try runs.map { try decoder.decode(BenchRun.self, from: Data(contentsOf: URL(fileURLWithPath: $0))) }
+        var subsets: [String] = []
+        let rows = loaded.map { run -> Row in
+            var counts: [String: ErrorCounts] = [:]
+            for clip in run.clips {
+                let score = WordErrorRate.score(reference: clip.reference, hypothesis: clip.text, language: clip.language)
+                let subset = WordErrorRate.characterScoredLanguages.contains(clip.language) ? "\(clip.subset) (CER)" : clip.subset
+                if !subsets.contains(subset) { subsets.append(subset) }
+                counts[subset, default: ErrorCounts()] += score
+                if clip.language == "en" { counts["all en", default: ErrorCounts()] += score }
+            }
+            let engine = run.engine == "openspeech" ? "openspeech" : "\(run.engine) \(run.options.computeType)"
+            return Row(model: run.model, beamSize: run.options.beamSize, engine: engine,
+                       rtfx: run.wallSeconds > 0 ? run.audioSeconds / run.wallSeconds : 0, loadSeconds: run.loadSeconds,
+                       peakRssMB: Double(run.peakRssBytes) / 1_048_576, audioSeconds: run.audioSeconds,
+                       wallSeconds: run.wallSeconds, blasCore: run.blasCore,
+                       failures: run.clips.filter { $0.error != nil }.count,
+                       errorRates: counts.mapValues(\.rate), errorCounts: counts)
+        }
+        .sorted { ($0.model, $0.beamSize, engineRank($0.engine), $0.engine) < ($1.model, $1.beamSize, engineRank($1.engine), $1.engine) }
+        subsets.append("all en")
+
+        let machine = MachineInfo.current()
+        print(machine.summary)
+        for core in Set(rows.compactMap(\.blasCore)) { print("OpenSpeech runs used OpenBLAS kernels: \(core)") }
+        print()
+        printSpeed(rows)
+        print()
+        printErrorRates(rows, subsets: subsets)
+
+        if let output {
+            let encoder = JSONEncoder()
+            encoder.keyEncodingStrategy = .convertToSnakeCase
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try encoder.encode(Summary(machine: machine, rows: rows)).write(to: URL(fileURLWithPath: output), options: .atomic)
+        }
+    }
+
+    /// OpenSpeech first, then faster-whisper int8, then float32.
+    private func engineRank(_ engine: String) -> Int {
+        engine == "openspeech" ? 0 : engine.hasSuffix("int8") ? 1 : engine.hasSuffix("float32") ? 2 : 3
+    }
+
+    private func groups(_ rows: [Row]) -> [[Row]] {
+        var result: [[Row]] = []
+        for row in rows {
+            if let last = result.last?.last, last.model == row.model, last.beamSize == row.beamSize {
+                result[result.count - 1].append(row)
+            } else {
+                result.append([row])
+            }
+        }
+        return result
+    }
+
+    private func printSpeed(_ rows: [Row]) {
+        var table = TextTable(["model", "beam", "engine", "RTFx", "load s", "peak RSS MB", "WER en %", "failures"])
+        for group in groups(rows) {
+            for row in group {
+                table.add([row.model, "\(row.beamSize)", row.engine, fixed(row.rtfx, 1), fixed(row.loadSeconds, 2),
+                           fixed(row.peakRssMB, 0), row.errorRates["all en"].map { fixed($0 * 100, 2) } ?? "-", "\(row.failures)"])
+            }
+            guard let ours = group.first(where: { $0.engine == "openspeech" }) else { continue }
+            for other in group where other.engine != "openspeech" {
+                let name = other.engine.replacingOccurrences(of: "faster-whisper ", with: "fw ")
+                table.add(["", "", "openspeech / \(name)", ratio(ours.rtfx, other.rtfx), ratio(ours.loadSeconds, other.loadSeconds),
+                           ratio(ours.peakRssMB, other.peakRssMB), difference(ours.errorRates["all en"], other.errorRates["all en"]), ""])
+            }
+            table.separator()
+        }
+        print("Speed (RTFx = audio seconds / transcription wall seconds over the whole run; load excluded):")
+        print(table.render())
+    }
+
+    private func printErrorRates(_ rows: [Row], subsets: [String]) {
+        var table = TextTable(["model", "beam", "engine"] + subsets.map { "\($0) %" })
+        for group in groups(rows) {
+            for row in group {
+                table.add([row.model, "\(row.beamSize)", row.engine] + subsets.map { subset in
+                    row.errorRates[subset].map { fixed($0 * 100, 2) } ?? "-"
+                })
+            }
+            table.separator()
+        }
+        print("Word error rate per subset, % (both texts through the same normalizer; (CER): character error rate):")
+        print(table.render())
+    }
+
+    private func fixed(_ value: Double, _ digits: Int) -> String { String(format: "%.\(digits)f", value) }
+    private func ratio(_ a: Double, _ b: Double) -> String { b > 0 ? String(format: "%.2fx", a / b) : "-" }
+    private func difference(_ a: Double?, _ b: Double?) -> String {
+        guard let a, let b else { return "-" }
+        return String(format: "%+.2f pt", (a - b) * 100)
+    }
+}
