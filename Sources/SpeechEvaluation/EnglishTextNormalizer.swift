@@ -12,7 +12,12 @@ public struct EnglishTextNormalizer: TextNormalizing {
         var words: [String] = []
         for token in Self.tokens(of: Self.prepare(text)) {
             for word in Self.expand(token) where !EnglishWordForms.fillers.contains(word) {
-                words.append(EnglishSpellings.americanSpelling[word] ?? word)
+                let word = EnglishSpellings.americanSpelling[word] ?? word
+                if let last = words.last, let joined = EnglishWordForms.joinedPairs[last]?[word] {
+                    words[words.count - 1] = joined
+                } else {
+                    words.append(word)
+                }
             }
         }
         return EnglishNumberNormalizer.normalize(words)

@@ -12,7 +12,13 @@ enum EnglishWordForms {
         "lemme": ["let", "me"], "kinda": ["kind", "of"], "sorta": ["sort", "of"], "outta": ["out", "of"],
         "dunno": ["do", "not", "know"], "y'all": ["you", "all"], "yall": ["you", "all"], "ma'am": ["madam"],
         "'em": ["them"], "till": ["until"], "til": ["until"], "'til": ["until"], "'cause": ["because"],
-        "cuz": ["because"],
+        "cuz": ["because"], "alright": ["all", "right"],
+    ]
+
+    /// Old spellings in two words that are written as one today ("to day" in LibriSpeech's books).
+    static let joinedPairs: [String: [String: String]] = [
+        "to": ["day": "today", "night": "tonight", "morrow": "tomorrow"],
+        "for": ["ever": "forever"],
     ]
 
     /// Contractions written out, applied to words still holding their apostrophe.

@@ -19,7 +19,8 @@ import TestSupport
         ("the colour of honour, dishonoured, realised, centre, travelled", "the color of honor dishonored realized center traveled"),
         ("I'm gonna wanna", "i am going to want to"),
         ("e-mail rock-and-roll cold-hearted", "email rock and roll cold hearted"),
-        ("Okay, alright.", "ok alright"),
+        ("Okay, alright.", "ok all right"),
+        ("for ever and ever, to day and to night", "forever and ever today and tonight"),
         ("Tom & Jerry", "tom and jerry"),
     ])
     func english(_ input: String, _ expected: String) {

@@ -8,6 +8,7 @@ struct ReportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "report", abstract: "Tables from run JSON files.")
 
     @Option(help: "Summary JSON to write.") var output: String?
+    @Flag(help: "Also print each clip with errors: normalized reference and transcript.") var showErrors = false
     @Argument(help: "Run JSON files (openspeech and faster-whisper).") var runs: [String]
 
     struct Row: Codable {
@@ -56,6 +57,8 @@ struct ReportCommand: ParsableCommand {
         .sorted { ($0.model, $0.beamSize, engineRank($0.engine), $0.engine) < ($1.model, $1.beamSize, engineRank($1.engine), $1.engine) }
         subsets.append("all en")
 
+        if showErrors { printClipErrors(loaded) }
+
         let machine = MachineInfo.current()
         print(machine.summary)
         for core in Set(rows.compactMap(\.blasCore)) { print("OpenSpeech runs used OpenBLAS kernels: \(core)") }
@@ -70,6 +73,20 @@ struct ReportCommand: ParsableCommand {
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             try encoder.encode(Summary(machine: machine, rows: rows)).write(to: URL(fileURLWithPath: output), options: .atomic)
         }
+    }
+
+    private func printClipErrors(_ runs: [BenchRun]) {
+        for run in runs {
+            print("== \(run.engine) \(run.options.computeType) \(run.model) beam \(run.options.beamSize)")
+            for clip in run.clips {
+                let normalizer = TextNormalizer.forLanguage(clip.language)
+                let reference = normalizer.normalize(clip.reference), hypothesis = normalizer.normalize(clip.text)
+                let score = WordErrorRate.score(reference: clip.reference, hypothesis: clip.text, language: clip.language)
+                guard score.errors > 0 else { continue }
+                print("\(clip.id) [\(clip.subset)] \(score.errors)/\(score.referenceLength)\n  ref: \(reference)\n  hyp: \(hypothesis)")
+            }
+        }
+        print()
     }
 
     /// OpenSpeech first, then faster-whisper int8, then float32.
