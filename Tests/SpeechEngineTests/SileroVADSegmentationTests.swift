@@ -19,7 +19,7 @@ struct SileroVADSegmentationTests {
     }
 
     @Test("regions on a clip with 3 s of silence each side start and end within 0.25 s of the speech",
-          arguments: ["1089-134686-0002", "1221-135766-0002", "4507-16021-0012", "1995-1837-0001"])
+          arguments: ["1089-134686-0002", "4507-16021-0012", "1995-1837-0001"])
     func sileroRegions(id: String) async throws {
         let model = try await SileroVADFixtures.model()
         let clip = try SileroVADFixtures.clip(id)

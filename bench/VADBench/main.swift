@@ -12,7 +12,8 @@ let model = try SileroVAD(directory: try await store.install("silero-vad"))
 BLASSettings.threadCount = 1
 var files = CommandLine.arguments.dropFirst().map { URL(fileURLWithPath: $0) }
 if files.isEmpty {
-    let corpus = repository.appendingPathComponent("../shared/corpus/wav16k").standardized
+    let corpus = ProcessInfo.processInfo.environment["OPENSPEECH_CORPUS"].map { URL(fileURLWithPath: $0) }
+        .map { $0.appendingPathComponent("wav16k") } ?? repository.appendingPathComponent("../shared/corpus/wav16k").standardized
     files = try FileManager.default.contentsOfDirectory(at: corpus, includingPropertiesForKeys: nil)
         .filter { $0.pathExtension == "wav" }.sorted { $0.path < $1.path }
 }
@@ -28,8 +29,9 @@ func measure(_ label: String, repeats: Int = 5, _ body: () -> Int) {
         chunks = body()
         best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
     }
-    print(String(format: "%-34@ %8.1f ms  %7.0fx real time  %5.1f µs/chunk", label as NSString, best * 1000,
-                 seconds / best, best * 1e6 / Double(chunks)))
+    let padded = label.padding(toLength: 32, withPad: " ", startingAt: 0)
+    print(padded + String(format: " %8.1f ms  %7.0fx real time  %5.1f µs/chunk", best * 1000, seconds / best,
+                          best * 1e6 / Double(chunks)))
 }
 
 for batch in [1, 8, 32, 64] {

@@ -1,8 +1,9 @@
 /// Turns per-chunk speech probabilities into speech regions, incrementally: feed probabilities as a detector
 /// yields them, and take each region once the silence after it is long enough to close it.
 ///
-/// A region opens at the first chunk at or above `threshold`, ends where a run of chunks below
-/// `negativeThreshold` lasting `minSilenceDuration` begins, is dropped if shorter than `minSpeechDuration`, and
+/// A region opens at the first chunk at or above `threshold` and is closed by a run of chunks below
+/// `negativeThreshold` lasting `minSilenceDuration`; it ends with its last chunk at or above `threshold` (the model's
+/// probability decays for a few chunks after speech stops, so this is tighter than the silence's start); it is dropped if shorter than `minSpeechDuration`, and
 /// is padded by `speechPad` on each side without overlapping the previous region.
 public struct SpeechSegmenter: Sendable {
     public let options: SpeechSegmentationOptions
@@ -13,6 +14,8 @@ public struct SpeechSegmenter: Sendable {
 
     private let chunk = VoiceActivityDetection.chunkLength
     private var silenceStart: Int?
+    /// The end of the open region's last chunk at or above `threshold`.
+    private var lastSpeechEnd = 0
     /// Probabilities of the open region's chunks, for cutting overlong regions.
     private var openProbabilities: [Float] = []
     private var lastEnd = 0
@@ -30,11 +33,12 @@ public struct SpeechSegmenter: Sendable {
                 openProbabilities.append(p)
                 if p >= options.threshold {
                     silenceStart = nil
+                    lastSpeechEnd = chunkCount * chunk
                 } else if p < options.negativeThreshold {
                     let silence = silenceStart ?? position
                     silenceStart = silence
                     if chunkCount * chunk - silence >= minSilence {
-                        close(start..<silence, into: &closed)
+                        close(start..<lastSpeechEnd, into: &closed)
                         continue
                     }
                 }
@@ -43,6 +47,7 @@ public struct SpeechSegmenter: Sendable {
                 }
             } else if p >= options.threshold {
                 openRegionStart = position
+                lastSpeechEnd = chunkCount * chunk
                 openProbabilities = [p]
                 silenceStart = nil
             }
@@ -53,7 +58,7 @@ public struct SpeechSegmenter: Sendable {
     /// At the end of `totalSamples` samples of audio: closes the open region, if any.
     public mutating func finish(totalSamples: Int) -> [SpeechRegion] {
         var closed: [SpeechRegion] = []
-        if let start = openRegionStart { close(start..<min(silenceStart ?? totalSamples, totalSamples), into: &closed) }
+        if let start = openRegionStart { close(start..<min(lastSpeechEnd, totalSamples), into: &closed) }
         for index in closed.indices { closed[index].samples = closed[index].samples.clamped(to: 0..<max(totalSamples, 0)) }
         return closed
     }
@@ -92,6 +97,7 @@ public struct SpeechSegmenter: Sendable {
         // The pad of the cut region must not eat into the continuing speech.
         lastEnd = min(lastEnd, cutSample)
         openRegionStart = cutSample + chunk
+        lastSpeechEnd = max(lastSpeechEnd, cutSample + chunk)
         openProbabilities = rest
         silenceStart = savedSilence.map { max($0, cutSample + chunk) }
     }
