@@ -66,7 +66,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["SpeechAudio", "SpeechAssets", "SpeechEvaluation"], path: "Tests/TestSupport"),
         .testTarget(name: "SpeechAudioTests", dependencies: ["SpeechAudio", "TestSupport"]),
         .testTarget(name: "SpeechAssetsTests", dependencies: ["SpeechAssets", "TestSupport"]),
-        .testTarget(name: "SpeechEngineTests", dependencies: ["SpeechEngine", "SpeechAssets", "SpeechAudio", "TestSupport"]),
+        .testTarget(name: "SpeechEngineTests", dependencies: ["SpeechEngine", "SpeechAssets", "SpeechAudio", "SpeechEvaluation", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
