@@ -14,14 +14,24 @@ final class LogMelSpectrogram {
     private let samples: [Float]
     private let filters: Tensor
     private let basis: Tensor          // [400, 2·201]: windowed cos | sin
+
+    /// The constant matrices of the front end, built once and shared by every spectrogram.
+    struct Tables: Sendable {
+        let filters: Tensor
+        let basis: Tensor
+        init(melBins: Int) {
+            filters = MelFilterBank.make(melBins: melBins)
+            basis = LogMelSpectrogram.makeBasis()
+        }
+    }
     private var floor: Float = 0        // global max − 8
     private let frameBuffer = Buffer(), spectrumBuffer = Buffer(), powerBuffer = Buffer()
 
-    init(samples: [Float], melBins: Int) {
+    init(samples: [Float], tables: Tables) {
         self.samples = samples
-        self.melBins = melBins
-        filters = MelFilterBank.make(melBins: melBins)
-        basis = Self.makeBasis()
+        self.melBins = tables.filters.shape[0]
+        filters = tables.filters
+        basis = tables.basis
         let totalFrames = (samples.count + Self.hop) / Self.hop
         contentFrames = totalFrames - 1
         // First pass: the maximum over every frame the reference computes.
@@ -96,7 +106,7 @@ final class LogMelSpectrogram {
     }
 
     /// The real DFT as a matrix: column k is `w[n]·cos(2πkn/N)`, column `bins + k` is `−w[n]·sin(2πkn/N)`.
-    private static func makeBasis() -> Tensor {
+    fileprivate static func makeBasis() -> Tensor {
         let bins = Self.bins
         return Tensor(shape: [nFFT, 2 * bins]) { out in
             for n in 0..<nFFT {

@@ -7,12 +7,14 @@ public final class WhisperSession {
     let encoder: AudioEncoder
     let decoder: TextDecoder
     private let melBuffer = Buffer()
+    private let melTables: LogMelSpectrogram.Tables
     private static let framesPerSecond = 100.0, timePrecision = 0.02, inputStride = 2
 
     public init(model: WhisperModel, maxBeams: Int = 5) {
         self.model = model
         encoder = AudioEncoder(weights: model.weights)
         decoder = TextDecoder(weights: model.weights, maxBeams: max(1, maxBeams))
+        melTables = LogMelSpectrogram.Tables(melBins: model.dimensions.melBins)
     }
 
     // MARK: Long-form transcription
@@ -21,7 +23,7 @@ public final class WhisperSession {
     public func transcribe(samples: [Float], options: TranscriptionOptions = .init()) throws -> [Segment] {
         try Self.validate(samples)
         let tokenizer = model.tokenizer
-        let mel = LogMelSpectrogram(samples: samples, melBins: model.dimensions.melBins)
+        let mel = LogMelSpectrogram(samples: samples, tables: melTables)
         let contentFrames = mel.contentFrames
         guard contentFrames > 0 else { return [] }
         let language = try resolveLanguage(options.language, mel: mel)
@@ -91,7 +93,7 @@ public final class WhisperSession {
         try Self.validate(samples)
         let seconds = Double(samples.count) / 16000
         guard seconds <= 30.0001 else { throw EngineError.windowTooLong(seconds: seconds) }
-        let mel = LogMelSpectrogram(samples: samples, melBins: model.dimensions.melBins)
+        let mel = LogMelSpectrogram(samples: samples, tables: melTables)
         let frames = min(mel.contentFrames, LogMelSpectrogram.windowFrames)
         guard frames > 0 else { return [] }
         let language = try resolveLanguage(options.language, mel: mel)
@@ -124,7 +126,7 @@ public final class WhisperSession {
     /// Language probabilities on the first window, most likely first.
     public func detectLanguage(samples: [Float]) throws -> [(language: String, probability: Double)] {
         try Self.validate(samples)
-        let mel = LogMelSpectrogram(samples: samples, melBins: model.dimensions.melBins)
+        let mel = LogMelSpectrogram(samples: samples, tables: melTables)
         return detectLanguage(mel)
     }
 
