@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "audio-decode-bench", targets: ["audio-decode-bench"]),
         .executable(name: "whisper-bench", targets: ["whisper-bench"]),
         .executable(name: "vad-bench", targets: ["vad-bench"]),
+        .executable(name: "api-bench", targets: ["api-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -61,11 +62,13 @@ let package = Package(
             ],
             path: "bench/WhisperBench"),
         .executableTarget(name: "vad-bench", dependencies: ["SpeechEngine", "SpeechAudio", "SpeechAssets"], path: "bench/VADBench"),
+        .executableTarget(name: "api-bench", dependencies: ["OpenSpeech", "SpeechEngine"], path: "bench/APIBench"),
 
         // Tests. TestSupport holds what several test targets share (corpus, ffmpeg, temp dirs).
         .target(name: "TestSupport", dependencies: ["SpeechAudio", "SpeechAssets", "SpeechEvaluation"], path: "Tests/TestSupport"),
         .testTarget(name: "SpeechAudioTests", dependencies: ["SpeechAudio", "TestSupport"]),
         .testTarget(name: "SpeechAssetsTests", dependencies: ["SpeechAssets", "TestSupport"]),
+        .testTarget(name: "OpenSpeechTests", dependencies: ["OpenSpeech", "SpeechEvaluation", "TestSupport"]),
         .testTarget(name: "SpeechEngineTests", dependencies: ["SpeechEngine", "SpeechAssets", "SpeechAudio", "SpeechEvaluation", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

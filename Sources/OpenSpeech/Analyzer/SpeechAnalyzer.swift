@@ -392,3 +392,11 @@ public final actor SpeechAnalyzer {
         (module as? any AnalyzerDrivenModule)?.processor
     }
 }
+
+extension SpeechAnalyzer {
+    /// Analyzes the audio file at `url` (opened as an `AVAudioFile`). Not in Apple's API; early guides (and the
+    /// seeds) call `analyzeSequence(from:)` with a URL.
+    public func analyzeSequence(from url: URL) async throws -> CMTime? {
+        try await analyzeSequence(from: AVAudioFile(forReading: url))
+    }
+}

@@ -8,7 +8,7 @@ import SpeechEngine
 /// Final-only mode buffers audio and transcribes it long-form (as faster-whisper does) when finalized, or in
 /// five-minute stretches as it grows, keeping the last 30 s for the next stretch. Volatile mode re-decodes the
 /// uncommitted tail every step and commits the words two consecutive decodings agree on (LocalAgreement-2);
-/// committed text becomes the prompt, and the window is trimmed at committed sentence ends.
+/// committed audio leaves the window and committed text becomes the prompt.
 actor TranscriptionProcessor: ModuleProcessor {
     struct Settings: Sendable {
         var locale: Locale
@@ -40,14 +40,17 @@ actor TranscriptionProcessor: ModuleProcessor {
     /// Audio not yet finalized; `bufferStart` is the timeline sample of its first element.
     private var buffer: [Float] = []
     private var bufferStart: Int64 = 0
-    /// Text already final, the model's prompt for what follows.
-    private var committedText = ""
+    /// Final text whose audio has left the buffer: the model's prompt for what follows.
+    private var promptText = ""
     /// Results are final up to this timeline sample.
     private var finalizedThrough: Int64 = 0
     private var emittedText = false
 
     // Volatile mode.
+    /// The last decoding's words after the committed ones.
     private var pending: [Word] = []
+    /// Committed words whose audio is still in the window.
+    private var windowWords: [Word] = []
     private var committedEnd: Double = 0
     private var decodedThrough: Int64 = 0
     private var showingVolatile = false
@@ -158,13 +161,21 @@ actor TranscriptionProcessor: ModuleProcessor {
         let count = Int(endSample - bufferStart)
         let offset = Double(bufferStart) / Self.rate
         var options = engineOptions()
-        options.initialPromptTokens = promptTokens()
+        options.initialPromptTokens = promptTokens(promptText)
         let segments = try session.transcribe(samples: Array(buffer[0..<count]), options: options)
         let keepUntil = final ? Double(count) / Self.rate : Double(count) / Self.rate - 30
         var consumed = final ? count : 0
+        // Whisper's timestamps can pass the end of the audio (windows are padded to 30 s): clamp them.
+        let audioEnd = offset + Double(count) / Self.rate
         for segment in segments where final || segment.end <= keepUntil {
-            emitFinal(words: segment.words, text: segment.text, start: offset + segment.start, end: offset + segment.end,
-                      confidence: exp(segment.avgLogProb))
+            let words = segment.words?.map { word in
+                var shifted = word
+                shifted.start = min(offset + word.start, audioEnd)
+                shifted.end = min(offset + word.end, audioEnd)
+                return shifted
+            }
+            emitFinal(words: words, text: segment.text, start: min(offset + segment.start, audioEnd),
+                      end: min(offset + segment.end, audioEnd), confidence: exp(segment.avgLogProb))
             consumed = max(consumed, min(count, Int((segment.end * Self.rate).rounded())))
         }
         buffer.removeFirst(consumed)
@@ -174,7 +185,7 @@ actor TranscriptionProcessor: ModuleProcessor {
 
     // MARK: Volatile transcription (LocalAgreement-2)
 
-    /// Decodes the uncommitted window, commits what agrees with the previous decoding, shows the rest.
+    /// Decodes the window, commits the words that agree with the previous decoding, shows the rest.
     private func decodeVolatile() throws {
         let words = try decodeWindowWords()
         decodedThrough = bufferStart + Int64(buffer.count)
@@ -186,53 +197,50 @@ actor TranscriptionProcessor: ModuleProcessor {
         trimWindow()
     }
 
-    /// Commits everything up to `endSample`, decoding the latest audio first.
+    /// Commits everything up to `endSample`, decoding the latest audio first, and drops that audio.
     private func commitVolatile(through endSample: Int64) throws {
         if decodedThrough < bufferStart + Int64(buffer.count) || pending.isEmpty {
             pending = try decodeWindowWords()
             decodedThrough = bufferStart + Int64(buffer.count)
         }
         let limit = Double(endSample) / Self.rate
-        let ready = pending.filter { $0.end <= limit + 0.05 }
+        let ready = Array(pending.prefix { $0.end <= limit + 0.05 })
         pending.removeFirst(ready.count)
         commit(ready, through: limit)
-        if pending.isEmpty || endSample >= bufferStart + Int64(buffer.count) {
-            pending = []
-        }
+        pending.removeAll { $0.start < committedEnd }
         showVolatile()
-        let drop = Int(min(Int64(buffer.count), max(0, endSample - bufferStart)))
-        buffer.removeFirst(drop)
-        bufferStart += Int64(drop)
-        decodedThrough = max(decodedThrough, bufferStart)
-        committedEnd = max(committedEnd, limit)
-        finalizedThrough = max(finalizedThrough, endSample)
+        trimWindow(force: true)
     }
 
-    /// The words of the current window that come after the committed text.
+    /// The words of the current window after the committed ones. The whole window is decoded with the text
+    /// before it as prompt; words before the last commit, and a re-heard tail of it, are dropped.
     private func decodeWindowWords() throws -> [Word] {
         guard let session else { throw notPrepared() }
-        // Whisper sees at most 30 s: a window that grew past it (no agreement for that long) is committed.
-        let maxSamples = Int(30 * Self.rate)
-        if buffer.count > maxSamples {
+        // Whisper hears at most 30 s: a window that grew past it (no agreement that long) is committed.
+        if buffer.count > Int(28 * Self.rate) {
             commit(pending)
             pending = []
-            let drop = buffer.count - maxSamples
-            buffer.removeFirst(drop)
-            bufferStart += Int64(drop)
+            trimWindow(force: true)
+            if buffer.count > Int(28 * Self.rate) { // nothing recognized: keep only the last seconds
+                let drop = buffer.count - Int(5 * Self.rate)
+                buffer.removeFirst(drop)
+                bufferStart += Int64(drop)
+            }
         }
         guard buffer.count >= Int(0.1 * Self.rate) else { return [] }
         var options = engineOptions()
         options.wordTimestamps = true
         options.temperatures = [0]
-        let segments = try session.decodeWindow(samples: buffer, previousTokens: promptTokens(),
+        let segments = try session.decodeWindow(samples: buffer, previousTokens: promptTokens(promptText),
                                                 timeOffset: Double(bufferStart) / Self.rate, options: options)
         let speech = segments.filter { !($0.noSpeechProb > 0.6 && $0.avgLogProb < -1) }
-        var words = speech.flatMap { $0.words ?? [] }.filter { $0.end > committedEnd + 0.02 }
-        // Drop a re-heard tail of the committed text (up to five words) at the window's start.
-        let committedWords = committedText.split(separator: " ").suffix(5).map { Self.normalized(String($0)) }
-        for length in stride(from: min(5, committedWords.count, words.count), through: 1, by: -1) {
-            let head = words.prefix(length).map { Self.normalized($0.word) }
-            if Array(committedWords.suffix(length)) == head {
+        var words = speech.flatMap { $0.words ?? [] }.filter { $0.start >= committedEnd - 0.1 }
+        // A word straddling the last commit may be heard again: drop the longest run (≤ 5 words) at the start
+        // that repeats the end of the committed words.
+        if let first = words.first, first.start < committedEnd + 1 {
+            let tail = windowWords.suffix(5).map { Self.normalized($0.word) }
+            for length in stride(from: min(5, tail.count, words.count), through: 1, by: -1)
+            where Array(tail.suffix(length)) == words.prefix(length).map({ Self.normalized($0.word) }) {
                 words.removeFirst(length)
                 break
             }
@@ -240,29 +248,33 @@ actor TranscriptionProcessor: ModuleProcessor {
         return words
     }
 
+    /// Emits `words` as one final result covering the audio from the last commit to their end.
     private func commit(_ words: [Word], through limit: Double? = nil) {
-        guard let last = words.last else {
-            if let limit { committedEnd = max(committedEnd, limit) }
-            return
-        }
         let start = max(committedEnd, Double(finalizedThrough) / Self.rate)
-        let end = max(last.end, limit ?? 0)
-        emitFinal(words: words, text: words.map(\.word).joined(), start: min(start, words[0].start), end: end,
-                  confidence: words.map(\.probability).reduce(0, +) / Double(words.count))
-        committedEnd = end
-        finalizedThrough = max(finalizedThrough, Int64((end * Self.rate).rounded()))
+        if let last = words.last {
+            let end = max(last.end, limit ?? 0, start)
+            emitFinal(words: words, text: words.map(\.word).joined(), start: start, end: end,
+                      confidence: words.map(\.probability).reduce(0, +) / Double(words.count))
+            windowWords += words
+            committedEnd = end
+        } else if let limit {
+            committedEnd = max(committedEnd, limit)
+        }
+        finalizedThrough = max(finalizedThrough, Int64((committedEnd * Self.rate).rounded()))
     }
 
-    /// Drops committed audio from the window at a sentence end, or anywhere once it passes 20 s.
-    private func trimWindow() {
-        let committedInWindow = committedEnd - Double(bufferStart) / Self.rate
-        guard committedInWindow > 0 else { return }
-        let sentenceEnded = committedText.hasSuffix(".") || committedText.hasSuffix("?") || committedText.hasSuffix("!")
-        guard sentenceEnded || Double(buffer.count) / Self.rate > 20 else { return }
-        let drop = min(buffer.count, Int(committedInWindow * Self.rate))
+    /// Moves committed audio out of the window once a sentence is complete, or the window passes 15 s, or
+    /// when forced: its words then become prompt text.
+    private func trimWindow(force: Bool = false) {
+        guard committedEnd > Double(bufferStart) / Self.rate else { return }
+        let sentenceEnded = windowWords.last.map { [".", "?", "!"].contains($0.word.last) } ?? false
+        guard force || sentenceEnded || Double(buffer.count) / Self.rate > 15 else { return }
+        let drop = min(buffer.count, max(0, Int((committedEnd * Self.rate).rounded()) - Int(bufferStart)))
         buffer.removeFirst(drop)
         bufferStart += Int64(drop)
         decodedThrough = max(decodedThrough, bufferStart)
+        promptText = (promptText + windowWords.map(\.word).joined()).suffix(2_000).description
+        windowWords = []
     }
 
     private func showVolatile() {
@@ -283,7 +295,7 @@ actor TranscriptionProcessor: ModuleProcessor {
         let string = attributed(words: words, text: text, start: start, end: end, confidence: confidence)
         let range = CMTimeRange(start: Self.time(start), end: Self.time(max(end, start)))
         output(SpeechTranscriber.Result(range: range, resultsFinalizationTime: range.end, alternatives: [string]))
-        committedText = (committedText + text).suffix(2_000).description
+        if !settings.volatile { promptText = (promptText + text).suffix(2_000).description }
         emittedText = true
         showingVolatile = false
     }
@@ -330,10 +342,10 @@ actor TranscriptionProcessor: ModuleProcessor {
         return options
     }
 
-    /// The context's words, then the tail of the committed text, as prompt tokens.
-    private func promptTokens() -> [Int] {
+    /// The context's words, then the tail of `text`, as prompt tokens.
+    private func promptTokens(_ text: String) -> [Int] {
         guard let model else { return [] }
-        var prompt = committedText
+        var prompt = text
         if !contextPrompt.isEmpty { prompt = " " + contextPrompt + "." + prompt }
         guard !prompt.isEmpty else { return [] }
         return Array(model.tokenizer.encode(prompt).suffix(223))

@@ -1,0 +1,85 @@
+import SpeechEngine
+
+/// What keeps a transcriber from transcribing silence when a `SpeechDetector` shares its analyzer: the
+/// transcriber runs its own detection stream with the detector's settings, gives the model only the speech
+/// (other audio is muted), and drops text heard outside it.
+///
+/// Speech keeps `margin` of audio on each side (the detector's regions are tight; words trail off). Audio from
+/// before the gate's first sample counts as speech (the detector joined late: nothing is known about it); audio
+/// not yet scored counts as silence unless speech is in progress.
+final class SpeechGate {
+    /// The detector settings a transcriber's gate follows.
+    struct Configuration: Sendable, Equatable {
+        var segmentation: SpeechSegmentationOptions
+    }
+
+    /// Seconds of audio kept around each speech region.
+    static let margin = 0.3
+
+    let configuration: Configuration
+    private let tracker: SpeechRegionTracker
+    private let marginSamples = SpeechRegionTracker.samples(SpeechGate.margin)
+
+    init(configuration: Configuration) {
+        self.configuration = configuration
+        tracker = SpeechRegionTracker(detector: SpeechDetector.makeVoiceActivityDetector(),
+                                      options: configuration.segmentation)
+    }
+
+    /// Feeds the transcriber's audio, starting at timeline sample `start`.
+    func append(_ samples: [Float], at start: Int64) {
+        _ = tracker.append(samples, at: start)
+    }
+
+    /// The speech (with margins) overlapping `range`, clipped to it, in timeline samples.
+    func speech(in range: Range<Int64>) -> [Range<Int64>] {
+        var spans: [Range<Int64>] = []
+        if let origin = tracker.origin, range.lowerBound < origin { spans.append(Int64.min..<origin) }
+        if tracker.origin == nil { spans.append(Int64.min..<Int64.max) }
+        spans += tracker.regions.map { ($0.lowerBound - marginSamples)..<($0.upperBound + marginSamples) }
+        if let open = tracker.openRegionStart { spans.append((open - marginSamples)..<Int64.max) }
+        return spans.compactMap { span in
+            let clipped = span.clamped(to: range)
+            return clipped.isEmpty ? nil : clipped
+        }
+    }
+
+    /// `samples` (from timeline sample `start`) with everything outside speech set to zero; nil if none is speech.
+    func gated(_ samples: [Float], from start: Int64) -> [Float]? {
+        let spans = speech(in: start..<(start + Int64(samples.count)))
+        guard !spans.isEmpty else { return nil }
+        var result = [Float](repeating: 0, count: samples.count)
+        for span in spans {
+            let lower = Int(span.lowerBound - start), upper = Int(span.upperBound - start)
+            result[lower..<upper] = samples[lower..<upper]
+        }
+        return result
+    }
+
+    /// Whether the audio from `start` to `end` seconds overlaps speech.
+    func isSpeech(from start: Double, to end: Double) -> Bool {
+        let lower = Int64((start * 16_000).rounded(.down)), upper = Int64((end * 16_000).rounded(.up))
+        return !speech(in: lower..<max(upper, lower + 1)).isEmpty
+    }
+
+    /// The words heard in speech (times in timeline seconds).
+    func keep(_ words: [Word]) -> [Word] {
+        words.filter { isSpeech(from: $0.start, to: $0.end) }
+    }
+
+    /// `segment` (times in seconds after `offset`) without its words heard outside speech; nil if nothing is left.
+    func keep(_ segment: Segment, offset: Double) -> Segment? {
+        guard let words = segment.words else {
+            return isSpeech(from: offset + segment.start, to: offset + segment.end) ? segment : nil
+        }
+        let kept = words.filter { isSpeech(from: offset + $0.start, to: offset + $0.end) }
+        guard !kept.isEmpty else { return nil }
+        guard kept.count < words.count else { return segment }
+        var trimmed = segment
+        trimmed.words = kept
+        trimmed.text = kept.map(\.word).joined()
+        trimmed.start = kept.first!.start
+        trimmed.end = kept.last!.end
+        return trimmed
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import SpeechAssets
+import SpeechAudio
+
+/// Speech to text for dictation, as Apple's `DictationTranscriber` module: the same Whisper engine as
+/// `SpeechTranscriber`, with dictation's text options and presets tuned for short utterances and low latency.
+///
+/// Without `.punctuation` the model's punctuation is removed (spoken punctuation words such as "comma" stay
+/// words); with `.emoji`, spoken emoji names become emoji. With `.shortForm`, volatile results come every half
+/// second and decoding is greedy.
+///
+/// Differs from Apple's: the locale picks a catalog model as for `SpeechTranscriber`; content hints other than
+/// `shortForm` are stored but change nothing; one alternative per result; text keeps Whisper's capitalization.
+public final class DictationTranscriber: LocaleDependentSpeechModule, AnalyzerDrivenModule {
+    /// A transcription of a stretch of audio, as in Apple's Speech.
+    public struct Result: SpeechModuleResult, Sendable, Equatable {
+        public let range: CMTimeRange
+        public let resultsFinalizationTime: CMTime
+        /// The best transcription: `alternatives[0]`.
+        public var text: AttributedString { alternatives[0] }
+        /// Transcriptions, most likely first (ours: one).
+        public let alternatives: [AttributedString]
+    }
+
+    public let results: AsyncThrowingStream<Result, any Error>
+    public let contentHints: Set<ContentHint>
+    public let transcriptionOptions: Set<TranscriptionOption>
+    public let reportingOptions: Set<ReportingOption>
+    public let attributeOptions: Set<ResultAttributeOption>
+    public let selectedLocales: [Locale]
+    let processor: any ModuleProcessor
+
+    /// A transcriber for `locale` with a preset's options.
+    public convenience init(locale: Locale, preset: Preset) {
+        self.init(locale: locale, contentHints: preset.contentHints, transcriptionOptions: preset.transcriptionOptions,
+                  reportingOptions: preset.reportingOptions, attributeOptions: preset.attributeOptions)
+    }
+
+    /// A transcriber for `locale` with the given hints and options.
+    public init(locale: Locale, contentHints: Set<ContentHint>, transcriptionOptions: Set<TranscriptionOption>,
+                reportingOptions: Set<ReportingOption>, attributeOptions: Set<ResultAttributeOption>) {
+        self.contentHints = contentHints
+        self.transcriptionOptions = transcriptionOptions
+        self.reportingOptions = reportingOptions
+        self.attributeOptions = attributeOptions
+        selectedLocales = [locale]
+        let (stream, continuation) = AsyncThrowingStream<Result, any Error>.makeStream()
+        results = stream
+        let volatile = reportingOptions.contains(.volatileResults)
+        let shortForm = contentHints.contains(.shortForm)
+        let formatter = DictationTextFormatter(punctuation: transcriptionOptions.contains(.punctuation),
+                                               emoji: transcriptionOptions.contains(.emoji))
+        processor = TranscriptionProcessor(
+            settings: .init(
+                locale: locale, modelID: nil, volatile: volatile,
+                stepSeconds: shortForm || reportingOptions.contains(.frequentFinalization) ? 0.5 : 1.0,
+                beamSize: volatile || shortForm ? 1 : 5,
+                wordTimes: attributeOptions.contains(.audioTimeRange),
+                timeRangeAttributes: attributeOptions.contains(.audioTimeRange),
+                confidence: attributeOptions.contains(.transcriptionConfidence),
+                etiquette: transcriptionOptions.contains(.etiquetteReplacements)),
+            output: { result in
+                continuation.yield(Result(range: result.range, resultsFinalizationTime: result.resultsFinalizationTime,
+                                          alternatives: result.alternatives.map(formatter.format)))
+            },
+            end: { error in error.map { continuation.finish(throwing: $0) } ?? continuation.finish() })
+    }
+
+    // MARK: Availability and locales
+
+    /// Whether dictation can run on this machine (it can wherever the package builds).
+    public static var isAvailable: Bool { true }
+
+    /// Locales some catalog model transcribes, installed or not.
+    public static var supportedLocales: [Locale] {
+        get async { await SpeechTranscriber.supportedLocales }
+    }
+
+    /// Locales whose model is installed.
+    public static var installedLocales: [Locale] {
+        get async { await SpeechTranscriber.installedLocales }
+    }
+
+    public static func supportedLocale(equivalentTo locale: Locale) -> Locale? {
+        SpeechTranscriber.supportedLocale(equivalentTo: locale)
+    }
+
+    /// 16 kHz mono, Float32 or Int16; empty while the model is not installed.
+    public var availableCompatibleAudioFormats: [AVAudioFormat] {
+        get async {
+            guard TranscriptionProcessor.modelDirectory(locale: selectedLocales[0], modelID: nil) != nil else { return [] }
+            return SpeechAnalyzer.speechFormats
+        }
+    }
+
+    // MARK: Assets
+
+    public var assetLocales: [Locale] { selectedLocales }
+}

@@ -1,0 +1,44 @@
+import Foundation
+@testable import OpenSpeech
+import Testing
+import TestSupport
+
+/// `SpeechAnalyzer.Options.modelRetention` through the process-wide model cache.
+@Suite(.serialized) struct ModelRetentionTests {
+    static let clip = Corpus.item("1221-135766-0002")!
+
+    func runSession(_ retention: SpeechAnalyzer.Options.ModelRetention) async throws -> URL {
+        let transcriber = SpeechTranscriber(locale: TestEnvironment.english, preset: .transcription)
+        let collector = Task { try await transcriber.results.reduce(0) { count, _ in count + 1 } }
+        let analyzer = SpeechAnalyzer(modules: [transcriber], options: .init(priority: .medium, modelRetention: retention))
+        _ = try await analyzer.analyzeSequence(from: AVAudioFile(forReading: Self.clip.originalURL))
+        let directory = try #require(TranscriptionProcessor.modelDirectory(locale: TestEnvironment.english, modelID: nil))
+        #expect(await ModelCache.shared.isLoaded(directory), "loaded while in use")
+        try await analyzer.finalizeAndFinishThroughEndOfInput()
+        #expect(try await collector.value > 0)
+        return directory
+    }
+
+    @Test func whileInUseUnloadsAtTheEnd() async throws {
+        try await TestEnvironment.ready()
+        await SpeechModels.endRetention()
+        let directory = try await runSession(.whileInUse)
+        #expect(await !ModelCache.shared.isLoaded(directory))
+    }
+
+    @Test func processLifetimeKeepsUntilEndRetention() async throws {
+        try await TestEnvironment.ready()
+        let directory = try await runSession(.processLifetime)
+        #expect(await ModelCache.shared.isLoaded(directory))
+        await SpeechModels.endRetention()
+        #expect(await !ModelCache.shared.isLoaded(directory))
+    }
+
+    @Test func lingeringKeepsAfterTheSession() async throws {
+        try await TestEnvironment.ready()
+        let directory = try await runSession(.lingering)
+        #expect(await ModelCache.shared.isLoaded(directory), "kept for a while after the session")
+        await SpeechModels.endRetention()
+        #expect(await !ModelCache.shared.isLoaded(directory))
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import OpenSpeech
+import SpeechEvaluation
+import Testing
+import TestSupport
+
+/// Volatile results (LocalAgreement-2) on buffers fed as a microphone would.
+@Suite(.serialized) struct StreamingTests {
+    struct Run {
+        var results: [SpeechTranscriber.Result]
+        var finalText: String { results.filter(\.isFinal).map { String($0.text.characters) }.joined() }
+    }
+
+    /// Feeds a clip in 100 ms buffers (paced at real time if asked) to a progressive transcriber.
+    static func stream(_ clip: CorpusItem, realTime: Bool = false,
+                       finalizeAt: Double? = nil) async throws -> (Run, finalizedEarly: [SpeechTranscriber.Result]) {
+        let transcriber = SpeechTranscriber(locale: TestEnvironment.english, preset: .progressiveLiveTranscription)
+        let analyzer = SpeechAnalyzer(modules: [transcriber])
+        let collector = Task { try await transcriber.results.reduce(into: [SpeechTranscriber.Result]()) { $0.append($1) } }
+        let (stream, builder) = AsyncStream.makeStream(of: AnalyzerInput.self)
+        try await analyzer.start(inputSequence: stream)
+        var early: [SpeechTranscriber.Result] = []
+        for (index, buffer) in try TestEnvironment.buffers(of: clip.wav16kURL).enumerated() {
+            builder.yield(AnalyzerInput(buffer: buffer))
+            if realTime { try await Task.sleep(for: .milliseconds(100)) }
+            if let finalizeAt, Double(index + 1) * 0.1 == finalizeAt {
+                let time = CMTime(seconds: finalizeAt, preferredTimescale: 16_000)
+                try await analyzer.finalize(through: time)
+                early = [] // filled below from the collected results
+            }
+        }
+        builder.finish()
+        try await analyzer.finalizeAndFinishThroughEndOfInput()
+        let results = try await collector.value
+        if let finalizeAt {
+            early = results.filter { $0.isFinal && $0.range.end.seconds <= finalizeAt + 0.01 }
+        }
+        return (Run(results: results), early)
+    }
+
+    @Test func volatileThenFinalInTimeOrder() async throws {
+        try await TestEnvironment.ready()
+        let clip = Corpus.item("1221-135766-0001")! // 16.7 s
+        let (run, _) = try await Self.stream(clip, realTime: true)
+        let finals = run.results.filter(\.isFinal)
+        let volatiles = run.results.filter { !$0.isFinal }
+        #expect(!volatiles.isEmpty, "volatile results arrive before final ones")
+        #expect(finals.count >= 2)
+        // Finals come in time order, without overlap, and cover the speech.
+        for (a, b) in zip(finals, finals.dropFirst()) { #expect(a.range.end <= b.range.start + CMTime(value: 1, timescale: 100)) }
+        #expect(finals.last!.range.end.seconds > clip.durationSeconds - 2)
+        // A volatile result never claims audio already final.
+        var finalizedThrough = CMTime.zero
+        for result in run.results {
+            if result.isFinal { finalizedThrough = max(finalizedThrough, result.range.end) } else {
+                #expect(result.range.start >= finalizedThrough - CMTime(value: 1, timescale: 100))
+            }
+        }
+        let score = WordErrorRate.score(reference: clip.transcript, hypothesis: run.finalText, language: "en")
+        #expect(score.rate < 0.2, "WER \(score.rate): \(run.finalText)")
+    }
+
+    @Test func streamingIsAsAccurateAsOffline() async throws {
+        try await TestEnvironment.ready()
+        var streamed = ErrorCounts(), offline = ErrorCounts()
+        for clip in TestEnvironment.clips("ls-clean") {
+            let (run, _) = try await Self.stream(clip)
+            streamed += WordErrorRate.score(reference: clip.transcript, hypothesis: run.finalText, language: "en")
+            let text = try await transcribe(file: clip.originalURL, locale: TestEnvironment.english)
+            offline += WordErrorRate.score(reference: clip.transcript, hypothesis: String(text.characters), language: "en")
+        }
+        #expect(streamed.rate <= offline.rate + 0.015, "streaming WER \(streamed.rate) vs offline \(offline.rate)")
+    }
+
+    @Test func finalizeMidStreamGivesFinalsUpToThatTime() async throws {
+        try await TestEnvironment.ready()
+        let clip = Corpus.item("1221-135766-0001")!
+        let (run, early) = try await Self.stream(clip, finalizeAt: 8)
+        #expect(!early.isEmpty, "finals up to 8 s after finalize(through: 8 s)")
+        #expect(run.results.filter(\.isFinal).last!.range.end.seconds > 15)
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+import OpenSpeech
+import TestSupport
+
+/// Points the library at the test model store and installs the English model once.
+enum TestEnvironment {
+    static let english = Locale(identifier: "en-US")
+
+    /// Call first in every test that transcribes.
+    static func ready() async throws {
+        setenv("OPENSPEECH_HOME", TestModels.home.path, 1)
+        _ = try await TestModels.directory(for: "whisper-tiny.en")
+    }
+
+    /// The corpus clips of a subset.
+    static func clips(_ subset: String) -> [CorpusItem] { Corpus.items.filter { $0.subset == subset } }
+
+    /// 16 kHz mono Float32 buffers of `seconds` each holding a clip's audio.
+    static func buffers(of url: URL, seconds: Double = 0.1) throws -> [AVAudioPCMBuffer] {
+        let samples = try MonoAudio.load(contentsOf: url)
+        let size = Int(16_000 * seconds)
+        return stride(from: 0, to: samples.count, by: size).map { start in
+            let count = min(size, samples.count - start)
+            let buffer = AVAudioPCMBuffer(pcmFormat: MonoAudio.format(), frameCapacity: AVAudioFrameCount(count))!
+            samples.withUnsafeBufferPointer {
+                buffer.floatChannelData![0].update(from: $0.baseAddress! + start, count: count)
+            }
+            buffer.frameLength = AVAudioFrameCount(count)
+            return buffer
+        }
+    }
+}
