@@ -95,75 +95,6 @@ struct WindowDecoding {
         return WindowResult(tokens: tokens, cumulativeLogProb: cumulative, noSpeechProb: noSpeech)
     }
 
-    private func beamSearch(startToken: Int, startStep: Int, maxLength: Int, beamSize: Int, patience: Double,
-                            lengthPenalty: Double, noSpeech: Double, noSpeechAtStart: Bool) -> WindowResult {
-        let vocabulary = decoder.weights.dimensions.vocabularySize
-        let candidates = 2 * beamSize
-        let maxHypotheses = max(1, Int((Double(beamSize) * patience).rounded()))
-        var noSpeech = noSpeech
-        var sequences: [[Int]] = [[]]
-        var scores: [Float] = [0]
-        var lastTokens = [startToken]
-        var finished: [(tokens: [Int], score: Double, cumulative: Double)] = []
-        var top = TopK(capacity: candidates)
-        for step in 0..<maxLength {
-            let rows = lastTokens.count
-            let logits = UnsafeMutablePointer(mutating: decoder.step(tokens: lastTokens, position: startStep + step))
-            if step == 0 && noSpeechAtStart {
-                noSpeech = Self.probability(of: tokenizer.noSpeech, in: logits, count: vocabulary)
-            }
-            top.reset()
-            for b in 0..<rows {
-                let row = logits + b * vocabulary
-                filter.apply(row, sampled: sequences[b][...])
-                let offset = scores[b] - Vector.logSumExp(row, count: vocabulary)
-                top.scan(row, count: vocabulary, offset: offset, base: b * vocabulary)
-            }
-            let isLast = step + 1 == maxLength
-            var nextSequences: [[Int]] = [], nextScores: [Float] = [], origins: [Int] = []
-            var secondary = beamSize
-            let ranked = top.sorted()
-            for k in 0..<min(beamSize, ranked.count) {
-                var pick = ranked[k]
-                let token = pick.index % vocabulary
-                if token == tokenizer.eot || isLast {
-                    let origin = pick.index / vocabulary
-                    var hypothesis = sequences[origin]
-                    if token != tokenizer.eot { hypothesis.append(token) }
-                    let length = Double(hypothesis.count)
-                    finished.append((hypothesis, Double(pick.score) / libmPow(length, lengthPenalty), Double(pick.score)))
-                    // Replace it with the next candidate that is not the end of text.
-                    var replaced = false
-                    while secondary < ranked.count {
-                        let candidate = ranked[secondary]
-                        secondary += 1
-                        if candidate.index % vocabulary != tokenizer.eot { pick = candidate; replaced = true; break }
-                    }
-                    if !replaced { continue }
-                }
-                let origin = pick.index / vocabulary
-                nextSequences.append(sequences[origin] + [pick.index % vocabulary])
-                nextScores.append(pick.score)
-                origins.append(origin)
-            }
-            if isLast || finished.count >= maxHypotheses || nextSequences.isEmpty { break }
-            if step == 0 {
-                decoder.cache.expand(to: nextSequences.count, length: startStep + 1)
-            } else {
-                decoder.cache.reorder(origins, length: startStep + step + 1)
-            }
-            sequences = nextSequences
-            scores = nextScores
-            lastTokens = nextSequences.map { $0.last! }
-        }
-        decoder.cache.expand(to: 1, length: 0)
-        guard let best = finished.max(by: { $0.score < $1.score }) else {
-            return WindowResult(tokens: sequences.first ?? [], cumulativeLogProb: Double(scores.first ?? 0),
-                                noSpeechProb: noSpeech)
-        }
-        return WindowResult(tokens: best.tokens, cumulativeLogProb: best.cumulative, noSpeechProb: noSpeech)
-    }
-
     static func probability(of token: Int, in logits: UnsafePointer<Float>, count: Int) -> Double {
         Double(libmExpF(logits[token] - Vector.logSumExp(logits, count: count)))
     }
@@ -189,32 +120,4 @@ struct WindowDecoding {
         }
         return last
     }
-}
-
-/// The k best (score, flat index) pairs seen, for beam search.
-struct TopK {
-    struct Entry { var score: Float; var index: Int }
-    let capacity: Int
-    private var entries: [Entry] = []
-    private var threshold = -Float.infinity
-
-    init(capacity: Int) { self.capacity = capacity; entries.reserveCapacity(capacity + 1) }
-
-    mutating func reset() { entries.removeAll(keepingCapacity: true); threshold = -.infinity }
-
-    /// Considers `x[i] + offset` for each i, with flat index `base + i`.
-    mutating func scan(_ x: UnsafePointer<Float>, count: Int, offset: Float, base: Int) {
-        for i in 0..<count {
-            let s = x[i] + offset
-            guard s > threshold || (entries.count < capacity && s > -.infinity) else { continue }
-            // Insert keeping descending order; ties keep the earlier index first.
-            var j = entries.count
-            while j > 0 && entries[j - 1].score < s { j -= 1 }
-            entries.insert(Entry(score: s, index: base + i), at: j)
-            if entries.count > capacity { entries.removeLast() }
-            if entries.count == capacity { threshold = entries[capacity - 1].score }
-        }
-    }
-
-    func sorted() -> [Entry] { entries }
 }
