@@ -17,27 +17,54 @@ final class HalfMatrix: @unchecked Sendable {
 
     deinit { storage.deallocate() }
 
-    /// `y[r] = Σ_c W[r, c] · x[c]` for every row. `scratch` holds at least `columns` floats.
-    func multiply(_ x: UnsafePointer<Float>, into y: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>) {
+    /// `Y[b, r] = Σ_c W[r, c] · X[b, c]` for `count` input rows X (`count × columns`) into Y
+    /// (`count × rows`), streaming the weights once for all inputs (a beam's rows).
+    /// `scratch` holds at least `count · columns` floats.
+    func multiply(_ x: UnsafePointer<Float>, count: Int, into y: UnsafeMutablePointer<Float>,
+                  scratch: UnsafeMutablePointer<Float>) {
         // Weights are read as 32-bit lanes holding two halves: lane j of a 16-half chunk has
-        // element 2j in its low half and 2j+1 in its high half. Split x the same way once.
+        // element 2j in its low half and 2j+1 in its high half. Split each x the same way once.
         let half = columns / 2
-        let even = scratch, odd = scratch + half
-        for i in 0..<half { even[i] = x[2 * i]; odd[i] = x[2 * i + 1] }
-        let evenRaw = UnsafeRawPointer(even), oddRaw = UnsafeRawPointer(odd)
+        for b in 0..<count {
+            let even = scratch + b * columns, odd = even + half, source = x + b * columns
+            for i in 0..<half { even[i] = source[2 * i]; odd[i] = source[2 * i + 1] }
+        }
+        let inputs = UnsafeRawPointer(scratch)
         let base = UnsafeRawPointer(storage)
-        let rowBytes = columns * 2
-        for r in 0..<rows {
-            let row = base + r * rowBytes
-            var accumulatorEven = SIMD8<Float>(), accumulatorOdd = SIMD8<Float>()
-            var offset = 0
-            while offset < rowBytes {
-                let w = row.loadUnaligned(fromByteOffset: offset, as: SIMD8<UInt32>.self)
-                accumulatorEven += Self.widen(w &<< 16) * evenRaw.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
-                accumulatorOdd += Self.widen(w & 0xFFFF_0000) * oddRaw.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
-                offset += 32
+        let rowBytes = columns * 2, inputBytes = columns * 4, halfBytes = half * 4
+        if count == 1 {
+            for r in 0..<rows {
+                let row = base + r * rowBytes
+                var accumulatorEven = SIMD8<Float>(), accumulatorOdd = SIMD8<Float>()
+                var offset = 0
+                while offset < rowBytes {
+                    let w = row.loadUnaligned(fromByteOffset: offset, as: SIMD8<UInt32>.self)
+                    accumulatorEven += Self.widen(w &<< 16) * inputs.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
+                    accumulatorOdd += Self.widen(w & 0xFFFF_0000)
+                        * inputs.loadUnaligned(fromByteOffset: halfBytes + offset, as: SIMD8<Float>.self)
+                    offset += 32
+                }
+                y[r] = (accumulatorEven + accumulatorOdd).sum()
             }
-            y[r] = (accumulatorEven + accumulatorOdd).sum()
+            return
+        }
+        withUnsafeTemporaryAllocation(of: SIMD8<Float>.self, capacity: count) { accumulators in
+            for r in 0..<rows {
+                let row = base + r * rowBytes
+                for b in 0..<count { accumulators[b] = SIMD8<Float>() }
+                var offset = 0
+                while offset < rowBytes {
+                    let w = row.loadUnaligned(fromByteOffset: offset, as: SIMD8<UInt32>.self)
+                    let even = Self.widen(w &<< 16), odd = Self.widen(w & 0xFFFF_0000)
+                    for b in 0..<count {
+                        let input = inputs + b * inputBytes
+                        accumulators[b] += even * input.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
+                            + odd * input.loadUnaligned(fromByteOffset: halfBytes + offset, as: SIMD8<Float>.self)
+                    }
+                    offset += 32
+                }
+                for b in 0..<count { y[b * rows + r] = accumulators[b].sum() }
+            }
         }
     }
 

@@ -54,9 +54,9 @@ final class TextDecoder {
         let n = normed.reserve(rows * d)
         Vector.layerNorm(x, rows: rows, columns: d, gamma: weights.decoderNormGamma, beta: weights.decoderNormBeta, into: n)
         let out = logitBuffer.reserve(rows * vocabulary)
-        if rows == 1 {
-            weights.embeddingHalf.multiply(n, into: out, scratch: halfScratch.reserve(d))
-        } else if rows > 1 {
+        if rows >= 1 && rows <= 8 {
+            weights.embeddingHalf.multiply(n, count: rows, into: out, scratch: halfScratch.reserve(rows * d))
+        } else if rows > 8 {
             BLAS.linear(n, rows: rows, weight: weights.embedding, bias: nil, into: out)
         }
         return UnsafePointer(out)
