@@ -144,6 +144,6 @@ import TestSupport
         #expect(!results.isEmpty)
         #expect(results.allSatisfy { $0.range.start >= end1 - CMTime(value: 1, timescale: 100) }, "nothing from the cancelled audio")
         let text = results.map { String($0.text.characters) }.joined().lowercased()
-        #expect(!text.contains("hester") && text.contains("nightfall"), text)
+        #expect(!text.contains("hester") && text.contains("nightfall"), "\(text)")
     }
 }

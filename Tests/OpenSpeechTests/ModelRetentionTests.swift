@@ -9,7 +9,11 @@ import TestSupport
 
     func runSession(_ retention: SpeechAnalyzer.Options.ModelRetention) async throws -> URL {
         let transcriber = SpeechTranscriber(locale: TestEnvironment.english, preset: .transcription)
-        let collector = Task { try await transcriber.results.reduce(0) { count, _ in count + 1 } }
+        let collector = Task {
+        var count = 0
+        for try await _ in transcriber.results { count += 1 }
+        return count
+    }
         let analyzer = SpeechAnalyzer(modules: [transcriber], options: .init(priority: .medium, modelRetention: retention))
         _ = try await analyzer.analyzeSequence(from: AVAudioFile(forReading: Self.clip.originalURL))
         let directory = try #require(TranscriptionProcessor.modelDirectory(locale: TestEnvironment.english, modelID: nil))

@@ -51,7 +51,11 @@ for clip in clips {
     let start = now()
     let transcriber = SpeechTranscriber(locale: locale, preset: .transcription)
     let analyzer = SpeechAnalyzer(modules: [transcriber], options: .init(priority: .high, modelRetention: .processLifetime))
-    let collector = Task { try await transcriber.results.reduce(0) { count, _ in count + 1 } }
+    let collector = Task {
+        var count = 0
+        for try await _ in transcriber.results { count += 1 }
+        return count
+    }
     _ = try await analyzer.analyzeSequence(from: AVAudioFile(forReading: clip.url))
     try await analyzer.finalizeAndFinishThroughEndOfInput()
     _ = try await collector.value
