@@ -2,17 +2,17 @@
 struct AttentionWeights: Sendable {
     let normGamma: Tensor, normBeta: Tensor
     /// Self-attention: fused Q,K,V `[3d, d]`. Cross-attention: Q only `[d, d]`.
-    let inWeight: Tensor, inBias: Tensor
-    /// Cross-attention only: fused K,V on the encoder output `[2d, d]`.
+    let input: Linear
+    /// Cross-attention only: fused K,V on the encoder output `[2d, d]` (fp32: 1500 rows at once).
     let memoryWeight: Tensor?, memoryBias: Tensor?
-    let outWeight: Tensor, outBias: Tensor
+    let output: Linear
 }
 
 /// Weights of a feed-forward block.
 struct FeedForwardWeights: Sendable {
     let normGamma: Tensor, normBeta: Tensor
-    let upWeight: Tensor, upBias: Tensor
-    let downWeight: Tensor, downBias: Tensor
+    let up: Linear
+    let down: Linear
 }
 
 struct EncoderLayerWeights: Sendable {
@@ -35,10 +35,8 @@ struct WhisperWeights: Sendable {
     let encoderPositions: Tensor
     let encoderLayers: [EncoderLayerWeights]
     let encoderNormGamma: Tensor, encoderNormBeta: Tensor
-    /// `[vocabulary, d]`, also the output projection.
-    let embedding: Tensor
-    /// The same in half precision (exact for fp16 models), for single-row output projections.
-    let embeddingHalf: HalfMatrix
+    /// `[vocabulary, d]` in half precision (exact for fp16 models), also the output projection.
+    let embedding: HalfMatrix
     let decoderPositions: Tensor
     let decoderLayers: [DecoderLayerWeights]
     let decoderNormGamma: Tensor, decoderNormBeta: Tensor
@@ -73,8 +71,7 @@ struct WhisperWeights: Sendable {
         encoderPositions = try file.tensor("encoder/position_encodings/encodings", shape: [dimensions.audioContext, d])
         encoderNormGamma = try file.tensor("encoder/layer_norm/gamma", shape: [d])
         encoderNormBeta = try file.tensor("encoder/layer_norm/beta", shape: [d])
-        embedding = try file.tensor("decoder/embeddings/weight")
-        embeddingHalf = try file.halfMatrix("decoder/embeddings/weight")
+        embedding = try file.halfMatrix("decoder/embeddings/weight")
         decoderPositions = try file.tensor("decoder/position_encodings/encodings", shape: [dimensions.textContext, d])
         decoderNormGamma = try file.tensor("decoder/layer_norm/gamma", shape: [d])
         decoderNormBeta = try file.tensor("decoder/layer_norm/beta", shape: [d])
@@ -82,39 +79,46 @@ struct WhisperWeights: Sendable {
         func linear(_ p: String, _ out: Int, _ inputs: Int) throws -> (Tensor, Tensor) {
             (try file.tensor("\(p)/weight", shape: [out, inputs]), try file.tensor("\(p)/bias", shape: [out]))
         }
+        /// fp32 in the encoder, fp16 in the decoder.
+        func layer(_ p: String, _ out: Int, _ inputs: Int, half: Bool) throws -> Linear {
+            let bias = try file.tensor("\(p)/bias", shape: [out])
+            guard half else { return Linear(weight: .full(try file.tensor("\(p)/weight", shape: [out, inputs])), bias: bias) }
+            let matrix = try file.halfMatrix("\(p)/weight")
+            guard matrix.rows == out, matrix.columns == inputs else {
+                throw ModelError.unexpectedShape("\(p)/weight", [matrix.rows, matrix.columns])
+            }
+            return Linear(weight: .half(matrix), bias: bias)
+        }
         func norm(_ p: String) throws -> (Tensor, Tensor) {
             (try file.tensor("\(p)/gamma", shape: [d]), try file.tensor("\(p)/beta", shape: [d]))
         }
-        func feedForward(_ p: String) throws -> FeedForwardWeights {
+        func feedForward(_ p: String, half: Bool) throws -> FeedForwardWeights {
             let (g, b) = try norm("\(p)/layer_norm")
             let hidden = file.variable("\(p)/linear_0/weight")?.shape.first ?? 4 * d
-            let (w1, b1) = try linear("\(p)/linear_0", hidden, d)
-            let (w2, b2) = try linear("\(p)/linear_1", d, hidden)
-            return FeedForwardWeights(normGamma: g, normBeta: b, upWeight: w1, upBias: b1, downWeight: w2, downBias: b2)
+            return FeedForwardWeights(normGamma: g, normBeta: b, up: try layer("\(p)/linear_0", hidden, d, half: half),
+                                      down: try layer("\(p)/linear_1", d, hidden, half: half))
         }
-        func selfAttention(_ p: String) throws -> AttentionWeights {
+        func selfAttention(_ p: String, half: Bool) throws -> AttentionWeights {
             let (g, b) = try norm("\(p)/layer_norm")
-            let (wi, bi) = try linear("\(p)/linear_0", 3 * d, d)
-            let (wo, bo) = try linear("\(p)/linear_1", d, d)
-            return AttentionWeights(normGamma: g, normBeta: b, inWeight: wi, inBias: bi,
-                                    memoryWeight: nil, memoryBias: nil, outWeight: wo, outBias: bo)
+            return AttentionWeights(normGamma: g, normBeta: b, input: try layer("\(p)/linear_0", 3 * d, d, half: half),
+                                    memoryWeight: nil, memoryBias: nil,
+                                    output: try layer("\(p)/linear_1", d, d, half: half))
         }
         func crossAttention(_ p: String) throws -> AttentionWeights {
             let (g, b) = try norm("\(p)/layer_norm")
-            let (wq, bq) = try linear("\(p)/linear_0", d, d)
             let (wm, bm) = try linear("\(p)/linear_1", 2 * d, d)
-            let (wo, bo) = try linear("\(p)/linear_2", d, d)
-            return AttentionWeights(normGamma: g, normBeta: b, inWeight: wq, inBias: bq,
-                                    memoryWeight: wm, memoryBias: bm, outWeight: wo, outBias: bo)
+            return AttentionWeights(normGamma: g, normBeta: b, input: try layer("\(p)/linear_0", d, d, half: true),
+                                    memoryWeight: wm, memoryBias: bm,
+                                    output: try layer("\(p)/linear_2", d, d, half: true))
         }
         encoderLayers = try (0..<dimensions.encoderLayers).map { i in
-            EncoderLayerWeights(attention: try selfAttention("encoder/layer_\(i)/self_attention"),
-                                feedForward: try feedForward("encoder/layer_\(i)/ffn"))
+            EncoderLayerWeights(attention: try selfAttention("encoder/layer_\(i)/self_attention", half: false),
+                                feedForward: try feedForward("encoder/layer_\(i)/ffn", half: false))
         }
         decoderLayers = try (0..<dimensions.decoderLayers).map { i in
-            DecoderLayerWeights(selfAttention: try selfAttention("decoder/layer_\(i)/self_attention"),
+            DecoderLayerWeights(selfAttention: try selfAttention("decoder/layer_\(i)/self_attention", half: true),
                                 crossAttention: try crossAttention("decoder/layer_\(i)/attention"),
-                                feedForward: try feedForward("decoder/layer_\(i)/ffn"))
+                                feedForward: try feedForward("decoder/layer_\(i)/ffn", half: true))
         }
     }
 }

@@ -68,6 +68,23 @@ final class HalfMatrix: @unchecked Sendable {
         }
     }
 
+    /// `Y = X · Wᵀ` for any number of input rows, in blocks of up to 8 sharing one pass over W.
+    /// `scratch` holds at least `8 · columns` floats.
+    func multiply(_ x: UnsafePointer<Float>, rows inputRows: Int, into y: UnsafeMutablePointer<Float>,
+                  scratch: UnsafeMutablePointer<Float>) {
+        var start = 0
+        while start < inputRows {
+            let count = min(8, inputRows - start)
+            multiply(x + start * columns, count: count, into: y + start * rows, scratch: scratch)
+            start += count
+        }
+    }
+
+    /// Row `index` as fp32 into `destination` (`columns` floats).
+    func row(_ index: Int, into destination: UnsafeMutablePointer<Float>) {
+        HalfConversion.halfToFloat(UnsafeRawPointer(storage + index * columns), destination, count: columns)
+    }
+
     /// fp32 values of halves held in the high 16 bits of each lane: magnitude moved into fp32
     /// position and scaled by 2^112 (exact for normal and subnormal halves), sign restored.
     @inline(__always) private static func widen(_ v: SIMD8<UInt32>) -> SIMD8<Float> {

@@ -3,7 +3,7 @@
 final class AudioEncoder {
     let weights: WhisperWeights
     private let columns = Buffer(), hidden = Buffer(), normed = Buffer(), projected = Buffer()
-    private let context = Buffer(), scores = Buffer(), output = Buffer()
+    private let context = Buffer(), scores = Buffer(), output = Buffer(), scratch = Buffer()
 
     init(weights: WhisperWeights) { self.weights = weights }
 
@@ -49,7 +49,7 @@ final class AudioEncoder {
 
         for layer in weights.encoderLayers {
             selfAttentionBlock(layer.attention, x, frames, d, heads: dims.encoderHeads)
-            FeedForward.apply(layer.feedForward, to: x, rows: frames, normed: normed, hidden: projected)
+            FeedForward.apply(layer.feedForward, to: x, rows: frames, normed: normed, hidden: projected, scratch: scratch)
         }
         let y = output.reserve(frames * d)
         Vector.layerNorm(x, rows: frames, columns: d, gamma: weights.encoderNormGamma,
@@ -62,12 +62,12 @@ final class AudioEncoder {
         let n = normed.reserve(rows * d)
         Vector.layerNorm(x, rows: rows, columns: d, gamma: w.normGamma, beta: w.normBeta, into: n)
         let qkv = projected.reserve(rows * 3 * d)
-        BLAS.linear(n, rows: rows, weight: w.inWeight, bias: w.inBias, into: qkv)
+        w.input.apply(n, rows: rows, into: qkv, scratch: scratch)
         let ctx = context.reserve(rows * d)
         Attention.attend(query: qkv, queryStride: 3 * d, rows: rows, key: qkv + d, keyStride: 3 * d,
                          value: qkv + 2 * d, valueStride: 3 * d, length: rows, heads: heads, headDim: d / heads,
                          output: ctx, outputStride: d, scores: scores)
         // x += ctx · Woᵀ + bo, accumulated by BLAS with beta = 1.
-        Residual.linear(ctx, rows: rows, weight: w.outWeight, bias: w.outBias, addingTo: x)
+        w.output.applyAdding(ctx, rows: rows, to: x, scratch: scratch)
     }
 }

@@ -1,14 +1,14 @@
 /// The pre-norm feed-forward block: `x += W2 · GELU(W1 · LN(x) + b1) + b2`.
 enum FeedForward {
     static func apply(_ w: FeedForwardWeights, to x: UnsafeMutablePointer<Float>, rows: Int,
-                      normed: Buffer, hidden: Buffer) {
-        let d = w.normGamma.count, inner = w.upWeight.shape[0]
+                      normed: Buffer, hidden: Buffer, scratch: Buffer) {
+        let d = w.normGamma.count, inner = w.up.outputs
         let n = normed.reserve(rows * d)
         Vector.layerNorm(x, rows: rows, columns: d, gamma: w.normGamma, beta: w.normBeta, into: n)
         let h = hidden.reserve(rows * inner)
-        BLAS.linear(n, rows: rows, weight: w.upWeight, bias: w.upBias, into: h)
+        w.up.apply(n, rows: rows, into: h, scratch: scratch)
         Vector.gelu(h, count: rows * inner)
-        Residual.linear(h, rows: rows, weight: w.downWeight, bias: w.downBias, addingTo: x)
+        w.down.applyAdding(h, rows: rows, to: x, scratch: scratch)
     }
 }
 

@@ -54,11 +54,7 @@ final class TextDecoder {
         let n = normed.reserve(rows * d)
         Vector.layerNorm(x, rows: rows, columns: d, gamma: weights.decoderNormGamma, beta: weights.decoderNormBeta, into: n)
         let out = logitBuffer.reserve(rows * vocabulary)
-        if rows >= 1 && rows <= 8 {
-            weights.embeddingHalf.multiply(n, count: rows, into: out, scratch: halfScratch.reserve(rows * d))
-        } else if rows > 8 {
-            BLAS.linear(n, rows: rows, weight: weights.embedding, bias: nil, into: out)
-        }
+        if rows > 0 { weights.embedding.multiply(n, rows: rows, into: out, scratch: halfScratch.reserve(8 * d)) }
         return UnsafePointer(out)
     }
 
@@ -75,7 +71,7 @@ final class TextDecoder {
             case .beams(let p): position = p
             }
             let row = x + r * d
-            row.update(from: weights.embedding.row(token), count: d)
+            weights.embedding.row(token, into: row)
             Vector.add(weights.decoderPositions.row(position), to: row, count: d)
         }
         for (l, layer) in weights.decoderLayers.enumerated() {
@@ -84,7 +80,7 @@ final class TextDecoder {
             let n = normed.reserve(rows * d)
             Vector.layerNorm(x, rows: rows, columns: d, gamma: sa.normGamma, beta: sa.normBeta, into: n)
             let qkv = projected.reserve(rows * 3 * d)
-            BLAS.linear(n, rows: rows, weight: sa.inWeight, bias: sa.inBias, into: qkv)
+            sa.input.apply(n, rows: rows, into: qkv, scratch: halfScratch)
             let ctx = context.reserve(rows * d)
             switch mode {
             case .sequence(let start):
@@ -106,21 +102,21 @@ final class TextDecoder {
                                      headDim: headDim, output: ctx + b * d, outputStride: d, scores: scores)
                 }
             }
-            Residual.linear(ctx, rows: rows, weight: sa.outWeight, bias: sa.outBias, addingTo: x)
+            sa.output.applyAdding(ctx, rows: rows, to: x, scratch: halfScratch)
 
             // Cross-attention on the window's encoder output (shared by all beams).
             let ca = layer.crossAttention
             Vector.layerNorm(x, rows: rows, columns: d, gamma: ca.normGamma, beta: ca.normBeta, into: n)
             let q = projected.reserve(rows * d)
-            BLAS.linear(n, rows: rows, weight: ca.inWeight, bias: ca.inBias, into: q)
+            ca.input.apply(n, rows: rows, into: q, scratch: halfScratch)
             let memory = cache.memory[l]
             Attention.attend(query: q, queryStride: d, rows: rows, key: memory, keyStride: 2 * d,
                              value: memory + d, valueStride: 2 * d, length: cache.memoryLength, heads: heads,
                              headDim: headDim, output: ctx, outputStride: d, scores: scores,
                              onScores: crossScores.map { callback in { head, s in callback(l, head, s) } })
-            Residual.linear(ctx, rows: rows, weight: ca.outWeight, bias: ca.outBias, addingTo: x)
+            ca.output.applyAdding(ctx, rows: rows, to: x, scratch: halfScratch)
 
-            FeedForward.apply(layer.feedForward, to: x, rows: rows, normed: normed, hidden: inner)
+            FeedForward.apply(layer.feedForward, to: x, rows: rows, normed: normed, hidden: inner, scratch: halfScratch)
         }
         return x
     }

@@ -1,0 +1,51 @@
+/// A linear layer `y = x · Wᵀ + b`. The weight is fp32 for the encoder's large batches (BLAS `sgemm`)
+/// or fp16 for the decoder's few rows per step (the half kernel streams half the bytes, and a beam's
+/// rows share one pass over the weight).
+struct Linear: Sendable {
+    enum Weight: Sendable {
+        case full(Tensor)
+        case half(HalfMatrix)
+    }
+
+    let weight: Weight
+    let bias: Tensor
+
+    var outputs: Int {
+        switch weight {
+        case .full(let t): t.shape[0]
+        case .half(let h): h.rows
+        }
+    }
+
+    var inputs: Int {
+        switch weight {
+        case .full(let t): t.shape[1]
+        case .half(let h): h.columns
+        }
+    }
+
+    /// `y = x · Wᵀ + b` for `rows` rows.
+    func apply(_ x: UnsafePointer<Float>, rows: Int, into y: UnsafeMutablePointer<Float>, scratch: Buffer) {
+        switch weight {
+        case .full(let t):
+            BLAS.linear(x, rows: rows, weight: t, bias: bias, into: y)
+        case .half(let h):
+            h.multiply(x, rows: rows, into: y, scratch: scratch.reserve(8 * h.columns))
+            Vector.addRows(bias.pointer, to: y, rows: rows, columns: h.rows)
+        }
+    }
+
+    /// `y += x · Wᵀ + b` (a residual connection).
+    func applyAdding(_ x: UnsafePointer<Float>, rows: Int, to y: UnsafeMutablePointer<Float>, scratch: Buffer) {
+        switch weight {
+        case .full(let t):
+            Residual.linear(x, rows: rows, weight: t, bias: bias, addingTo: y)
+        case .half(let h):
+            let space = scratch.reserve(8 * h.columns + rows * h.rows)
+            let product = space + 8 * h.columns
+            h.multiply(x, rows: rows, into: product, scratch: space)
+            Vector.add(product, to: y, count: rows * h.rows)
+            Vector.addRows(bias.pointer, to: y, rows: rows, columns: h.rows)
+        }
+    }
+}
