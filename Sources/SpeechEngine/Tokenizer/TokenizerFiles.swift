@@ -16,33 +16,36 @@ struct TokenizerFiles {
         guard let data = try? Data(contentsOf: tokenizerURL) else {
             throw WhisperTokenizerError.missingFile("tokenizer.json")
         }
-        guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let model = root["model"] as? [String: Any],
-              let vocab = model["vocab"] as? [String: Any],
-              let rawMerges = model["merges"] as? [Any] else {
+        let root: MinimalJSON
+        do {
+            root = try MinimalJSON.parse([UInt8](data))
+        } catch {
+            throw WhisperTokenizerError.invalidFile("tokenizer.json", "\(error)")
+        }
+        guard let vocab = root["model"]?["vocab"]?.members, let rawMerges = root["model"]?["merges"]?.array else {
             throw WhisperTokenizerError.invalidFile("tokenizer.json", "not a BPE tokenizer")
         }
         var encoderVocabulary: [String: Int] = [:]
         encoderVocabulary.reserveCapacity(vocab.count)
         for (text, id) in vocab {
-            guard let id = (id as? NSNumber)?.intValue else { continue }
+            guard let id = id.int else { continue }
             encoderVocabulary[text] = id
         }
         var merges: [(String, String)] = []
         merges.reserveCapacity(rawMerges.count)
         for merge in rawMerges {
             // Older files write "a b", newer ones ["a", "b"].
-            if let pair = merge as? String, let space = pair.firstIndex(of: " ") {
-                merges.append((String(pair[..<space]), String(pair[pair.index(after: space)...])))
-            } else if let pair = merge as? [String], pair.count == 2 {
-                merges.append((pair[0], pair[1]))
+            if let pair = merge.string, let space = pair.utf8.firstIndex(of: UInt8(ascii: " ")) {
+                merges.append((String(pair[..<space]), String(pair[pair.utf8.index(after: space)...])))
+            } else if let pair = merge.array, pair.count == 2, let left = pair[0].string, let right = pair[1].string {
+                merges.append((left, right))
             } else {
                 throw WhisperTokenizerError.invalidFile("tokenizer.json", "unreadable merge \(merge)")
             }
         }
         var added: [(String, Int)] = []
-        for entry in root["added_tokens"] as? [[String: Any]] ?? [] {
-            if let text = entry["content"] as? String, let id = (entry["id"] as? NSNumber)?.intValue {
+        for entry in root["added_tokens"]?.array ?? [] {
+            if let text = entry["content"]?.string, let id = entry["id"]?.int {
                 added.append((text, id))
             }
         }
@@ -60,7 +63,7 @@ struct TokenizerFiles {
             return lines.map { String(decoding: $0, as: UTF8.self) }
         }
         if let data = try? Data(contentsOf: directory.appendingPathComponent("vocabulary.json")) {
-            guard let list = try? JSONSerialization.jsonObject(with: data) as? [String] else {
+            guard let list = try? MinimalJSON.parse([UInt8](data)).array?.map({ $0.string ?? "" }) else {
                 throw WhisperTokenizerError.invalidFile("vocabulary.json", "not a list of strings")
             }
             return list
