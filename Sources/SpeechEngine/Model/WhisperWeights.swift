@@ -59,7 +59,7 @@ struct WhisperWeights: Sendable {
             encoderHeads: try file.integer("encoder/num_heads"), decoderHeads: try file.integer("decoder/num_heads"),
             encoderLayers: count("encoder"), decoderLayers: count("decoder"),
             vocabularySize: embed.shape[0], audioContext: encPos.shape[0], textContext: decPos.shape[0])
-        guard embed.shape[1] == d, dimensions.encoderHeads > 0, d % dimensions.encoderHeads == 0,
+        guard embed.shape[1] == d, d % 16 == 0, dimensions.encoderHeads > 0, d % dimensions.encoderHeads == 0,
               dimensions.decoderHeads > 0, d % dimensions.decoderHeads == 0,
               dimensions.encoderLayers > 0, dimensions.decoderLayers > 0
         else { throw ModelError.unexpectedShape("decoder/embeddings/weight", embed.shape) }
@@ -82,7 +82,10 @@ struct WhisperWeights: Sendable {
         /// fp32 in the encoder, fp16 in the decoder.
         func layer(_ p: String, _ out: Int, _ inputs: Int, half: Bool) throws -> Linear {
             let bias = try file.tensor("\(p)/bias", shape: [out])
-            guard half else { return Linear(weight: .full(try file.tensor("\(p)/weight", shape: [out, inputs])), bias: bias) }
+            // The half kernel reads 16 columns at a time; other widths stay in fp32.
+            guard half, inputs % 16 == 0 else {
+                return Linear(weight: .full(try file.tensor("\(p)/weight", shape: [out, inputs])), bias: bias)
+            }
             let matrix = try file.halfMatrix("\(p)/weight")
             guard matrix.rows == out, matrix.columns == inputs else {
                 throw ModelError.unexpectedShape("\(p)/weight", [matrix.rows, matrix.columns])
