@@ -127,7 +127,7 @@ enum GatingAudio {
             #expect(Self.words(results).isEmpty, "\(signal): \(results.map { String($0.text.characters) })")
             #expect(results.allSatisfy { $0.text.characters.allSatisfy { !$0.isLetter } })
         }
-        #expect(!run.detections.contains(where: \.speechDetected), "\(signal): \(run.detections)")
+        #expect(!run.detections.contains { $0.speechDetected }, "\(signal): \(run.detections)")
     }
 
     @Test("two sentences in a minute of silence: no words outside them, WER no worse than the clips alone")

@@ -20,7 +20,7 @@ import TestSupport
         let (samples, placed) = try GatingAudio.mix()
         let results = try await Self.detect(samples, SpeechDetector(detectionOptions: .init(sensitivityLevel: level),
                                                                     reportResults: true))
-        #expect(results.allSatisfy(\.isFinal))
+        #expect(results.allSatisfy { $0.isFinal })
         #expect(results.first?.range.start == .zero)
         #expect(abs((results.last?.range.end.seconds ?? 0) - 60) < 0.001)
         for (a, b) in zip(results, results.dropFirst()) { #expect(a.range.end == b.range.start) }

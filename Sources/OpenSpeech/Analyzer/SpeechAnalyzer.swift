@@ -307,6 +307,9 @@ public final actor SpeechAnalyzer {
     // MARK: Session state
 
     private func prepareModules(each done: (() -> Void)? = nil) async throws {
+        // Transcribers skip what a SpeechDetector among the modules calls silence.
+        let gate = modules.lazy.compactMap { ($0 as? SpeechDetector)?.gateConfiguration }.first
+        for module in modules { await (Self.processor(of: module) as? TranscriptionProcessor)?.useSpeechGate(gate) }
         for module in modules where !prepared.contains(ObjectIdentifier(module)) {
             guard let processor = Self.processor(of: module) else {
                 throw SFSpeechError(.moduleOutputFailed, "\(type(of: module)) is not a module of this package; "

@@ -67,19 +67,25 @@ final class SpeechGate {
         words.filter { isSpeech(from: $0.start, to: $0.end) }
     }
 
-    /// `segment` (times in seconds after `offset`) without its words heard outside speech; nil if nothing is left.
+    /// `segment` (times in seconds after `offset`) without its words heard outside speech, its times narrowed
+    /// to the speech it overlaps (Whisper stretches a segment over the muted audio before it); nil if nothing is left.
     func keep(_ segment: Segment, offset: Double) -> Segment? {
-        guard let words = segment.words else {
-            return isSpeech(from: offset + segment.start, to: offset + segment.end) ? segment : nil
-        }
+        let lower = Int64(((offset + segment.start) * 16_000).rounded(.down))
+        let upper = max(Int64(((offset + segment.end) * 16_000).rounded(.up)), lower + 1)
+        let spans = speech(in: lower..<upper)
+        guard let first = spans.first, let last = spans.last else { return nil }
+        var trimmed = segment
+        trimmed.start = max(segment.start, Double(first.lowerBound) / 16_000 - offset)
+        trimmed.end = min(segment.end, Double(last.upperBound) / 16_000 - offset)
+        guard let words = segment.words else { return trimmed }
         let kept = words.filter { isSpeech(from: offset + $0.start, to: offset + $0.end) }
         guard !kept.isEmpty else { return nil }
-        guard kept.count < words.count else { return segment }
-        var trimmed = segment
-        trimmed.words = kept
-        trimmed.text = kept.map(\.word).joined()
-        trimmed.start = kept.first!.start
-        trimmed.end = kept.last!.end
+        if kept.count < words.count {
+            trimmed.words = kept
+            trimmed.text = kept.map(\.word).joined()
+        }
+        trimmed.start = max(trimmed.start, min(kept.first!.start, trimmed.end))
+        trimmed.end = max(min(trimmed.end, max(kept.last!.end, trimmed.start)), trimmed.start)
         return trimmed
     }
 }

@@ -36,6 +36,8 @@ actor TranscriptionProcessor: ModuleProcessor {
     private var retention = SpeechAnalyzer.Options.ModelRetention.whileInUse
     private var contextPrompt = ""
     private var finished = false
+    /// Set when a `SpeechDetector` shares the analyzer: audio it calls silence gets no text.
+    private var speechGate: SpeechGate?
 
     /// Audio not yet finalized; `bufferStart` is the timeline sample of its first element.
     private var buffer: [Float] = []
@@ -92,12 +94,19 @@ actor TranscriptionProcessor: ModuleProcessor {
         session = WhisperSession(model: loaded, maxBeams: settings.beamSize)
     }
 
+    /// Follows the settings of a `SpeechDetector` among the analyzer's modules (nil: there is none).
+    func useSpeechGate(_ configuration: SpeechGate.Configuration?) {
+        guard speechGate?.configuration != configuration else { return }
+        speechGate = configuration.map(SpeechGate.init)
+    }
+
     func setContext(_ context: AnalysisContext) {
         contextPrompt = context.allContextualStrings.joined(separator: ", ")
     }
 
     func append(_ samples: [Float], at start: Int64) async throws {
         guard !finished else { return }
+        speechGate?.append(samples, at: start)
         let bufferEnd = bufferStart + Int64(buffer.count)
         if start > bufferEnd {
             // Skipped audio: what came before is complete.
@@ -162,12 +171,17 @@ actor TranscriptionProcessor: ModuleProcessor {
         let offset = Double(bufferStart) / Self.rate
         var options = engineOptions()
         options.initialPromptTokens = promptTokens(promptText)
-        let segments = try session.transcribe(samples: Array(buffer[0..<count]), options: options)
+        // With a detector, the model hears only speech; without any, it is not run.
+        let samples = Array(buffer[0..<count])
+        let gated = speechGate.map { $0.gated(samples, from: bufferStart) } ?? samples
+        let segments = try gated.map { try session.transcribe(samples: $0, options: options) } ?? []
         let keepUntil = final ? Double(count) / Self.rate : Double(count) / Self.rate - 30
-        var consumed = final ? count : 0
+        var consumed = final ? count : gated == nil ? max(0, count - Int(30 * Self.rate)) : 0
         // Whisper's timestamps can pass the end of the audio (windows are padded to 30 s): clamp them.
         let audioEnd = offset + Double(count) / Self.rate
         for segment in segments where final || segment.end <= keepUntil {
+            consumed = max(consumed, min(count, Int((segment.end * Self.rate).rounded())))
+            guard let segment = speechGate.map({ $0.keep(segment, offset: offset) }) ?? segment else { continue }
             let words = segment.words?.map { word in
                 var shifted = word
                 shifted.start = min(offset + word.start, audioEnd)
@@ -176,7 +190,6 @@ actor TranscriptionProcessor: ModuleProcessor {
             }
             emitFinal(words: words, text: segment.text, start: min(offset + segment.start, audioEnd),
                       end: min(offset + segment.end, audioEnd), confidence: exp(segment.avgLogProb))
-            consumed = max(consumed, min(count, Int((segment.end * Self.rate).rounded())))
         }
         buffer.removeFirst(consumed)
         bufferStart += Int64(consumed)
@@ -227,14 +240,16 @@ actor TranscriptionProcessor: ModuleProcessor {
                 bufferStart += Int64(drop)
             }
         }
-        guard buffer.count >= Int(0.1 * Self.rate) else { return [] }
+        guard buffer.count >= Int(0.1 * Self.rate),
+              let window = speechGate.map({ $0.gated(buffer, from: bufferStart) }) ?? buffer else { return [] }
         var options = engineOptions()
         options.wordTimestamps = true
         options.temperatures = [0]
-        let segments = try session.decodeWindow(samples: buffer, previousTokens: promptTokens(promptText),
+        let segments = try session.decodeWindow(samples: window, previousTokens: promptTokens(promptText),
                                                 timeOffset: Double(bufferStart) / Self.rate, options: options)
         let speech = segments.filter { !($0.noSpeechProb > 0.6 && $0.avgLogProb < -1) }
         var words = speech.flatMap { $0.words ?? [] }.filter { $0.start >= committedEnd - 0.1 }
+        if let speechGate { words = speechGate.keep(words) }
         // A word straddling the last commit may be heard again: drop the longest run (≤ 5 words) at the start
         // that repeats the end of the committed words.
         if let first = words.first, first.start < committedEnd + 1 {
@@ -291,6 +306,7 @@ actor TranscriptionProcessor: ModuleProcessor {
     // MARK: Results
 
     private func emitFinal(words: [Word]?, text: String, start: Double, end: Double, confidence: Double) {
+        let (words, text) = RepetitionGuard.cut(words: words, text: text)
         guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { return }
         let string = attributed(words: words, text: text, start: start, end: end, confidence: confidence)
         let range = CMTimeRange(start: Self.time(start), end: Self.time(max(end, start)))
