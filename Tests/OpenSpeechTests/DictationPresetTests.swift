@@ -52,7 +52,7 @@ import TestSupport
         #expect(score.rate < 0.3, "\(name): WER \(score.rate): \(text)")
     }
 
-    @Test("content hints and options are stored; emoji and etiquette options reach the text")
+    @Test("content hints (custom language model included) and options are stored")
     func hintsAndOptions() {
         let configuration = SFSpeechLanguageModel.Configuration(languageModel: URL(fileURLWithPath: "/tmp/lm.bin"))
         let transcriber = DictationTranscriber(
