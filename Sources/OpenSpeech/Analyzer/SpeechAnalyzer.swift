@@ -362,8 +362,11 @@ public final actor SpeechAnalyzer {
     }
 
     private func resumeWaiters() {
-        let ready = waiters.filter { finished || !analyzingInput || ($0.target.map { nextSample >= $0 } ?? false) }
-        waiters.removeAll { waiter in finished || !analyzingInput || (waiter.target.map { nextSample >= $0 } ?? false) }
+        let isReady = { (target: Int64?) in
+            self.finished || !self.analyzingInput || (target.map { self.nextSample >= $0 } ?? false)
+        }
+        let ready = waiters.filter { isReady($0.target) }
+        waiters.removeAll { isReady($0.target) }
         for waiter in ready {
             if let failure { waiter.continuation.resume(throwing: failure) } else { waiter.continuation.resume() }
         }

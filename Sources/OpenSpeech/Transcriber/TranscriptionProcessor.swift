@@ -353,7 +353,7 @@ actor TranscriptionProcessor: ModuleProcessor {
         options.bestOf = settings.beamSize
         options.wordTimestamps = settings.wordTimes
         if let model, model.tokenizer.isMultilingual {
-            options.language = Self.languageCode(settings.locale)
+            options.language = LocaleModelResolver.whisperLanguage(of: settings.locale)
         }
         return options
     }
@@ -372,11 +372,6 @@ actor TranscriptionProcessor: ModuleProcessor {
     }
 
     static func time(_ seconds: Double) -> CMTime { CMTime(seconds: max(seconds, 0), preferredTimescale: Int32(rate)) }
-
-    static func languageCode(_ locale: Locale) -> String? {
-        guard let code = locale.language.languageCode?.identifier.lowercased() else { return nil }
-        return ["iw": "he", "jv": "jw", "nb": "no"][code] ?? code
-    }
 
     static func normalized(_ word: String) -> String {
         word.lowercased().filter { $0.isLetter || $0.isNumber }

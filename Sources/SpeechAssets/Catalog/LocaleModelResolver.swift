@@ -67,7 +67,7 @@ public struct LocaleModelResolver: Sendable {
     private static let systemCodes: [String: [String]] = ["jw": ["jv"], "no": ["no", "nb"], "he": ["he", "iw"]]
 
     /// The Whisper language code of a locale, or nil if it names no language.
-    static func whisperLanguage(of locale: Locale) -> String? {
+    public static func whisperLanguage(of locale: Locale) -> String? {
         guard let code = locale.language.languageCode?.identifier.lowercased() ?? languagePart(locale.identifier)
         else { return nil }
         for (whisper, system) in systemCodes where system.contains(code) { return whisper }
