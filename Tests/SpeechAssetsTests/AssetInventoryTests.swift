@@ -50,7 +50,9 @@ struct FakeModule: AssetDependentModule {
     @Test func statusIsDownloadingWhileAnInstallRuns() async throws {
         defer { try? FileManager.default.removeItem(at: root) }
         let slow = TestModelFixture(id: "slow-en", modelBytes: 1024 * 1024)
-        let server = try LoopbackHTTPServer(files: slow.served, behaviour: .init(bytesPer10ms: 16 * 1024))
+        // The download holds still after its first chunk: the install is surely running when status is asked.
+        let server = try LoopbackHTTPServer(
+            files: slow.served, behaviour: .init(bytesPer10ms: 16 * 1024, stallAfterTotalBytes: 16 * 1024))
         defer { server.stop() }
         let library = AssetLibrary(store: ModelStore(home: root, catalog: slow.catalog(server: server)))
         let module = FakeModule(assetLocales: [Locale(identifier: "en-GB")])

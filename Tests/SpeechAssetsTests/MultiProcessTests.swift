@@ -22,19 +22,21 @@ import TestSupport
     @Test func killedInstallLeavesNothingInstalledAndTheNextInstallSucceeds() async throws {
         defer { try? FileManager.default.removeItem(at: root) }
         let fixture = TestModelFixture()
-        // ~3 MB at 4 KB per 10 ms: about 8 s in all, so the kill lands mid-file even on a busy machine.
-        let server = try LoopbackHTTPServer(files: fixture.served, behaviour: .init(bytesPer10ms: 4 * 1024))
+        // The server holds the download still after 200 KB, so the install cannot finish before the kill, however
+        // slowly this test gets scheduled on a busy machine.
+        let server = try LoopbackHTTPServer(
+            files: fixture.served, behaviour: .init(bytesPer10ms: 16 * 1024, stallAfterTotalBytes: 200_000))
         defer { server.stop() }
         let home = root.appendingPathComponent("home")
         let catalog = fixture.catalog(server: server)
         let process = try OpenSpeechExecutable.start(
             ["models", "install", fixture.id, "--quiet"], environment: try environment(home: home, catalog: catalog),
             output: root.appendingPathComponent("killed.log"))
-        let deadline = Date().addingTimeInterval(20)
+        let deadline = Date().addingTimeInterval(120)
         while server.bodyBytesSent < 200_000 && Date() < deadline && process.isRunning {
             try await Task.sleep(nanoseconds: 10_000_000)
         }
-        #expect(process.isRunning, "the install finished before it could be killed")
+        #expect(process.isRunning, "the install ended before it could be killed")
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         #expect(process.terminationReason == .uncaughtSignal)

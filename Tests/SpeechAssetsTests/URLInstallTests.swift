@@ -78,17 +78,18 @@ import TestSupport
     @Test func cancellingASlowDownloadStopsPromptlyAndTheNextInstallResumes() async throws {
         defer { try? FileManager.default.removeItem(at: home) }
         let fixture = TestModelFixture()
-        let server = try LoopbackHTTPServer(files: fixture.served, behaviour: .init(bytesPer10ms: 8 * 1024))
+        // The server holds still after 200 KB: the install is mid-file when cancelled, however busy the machine.
+        let server = try LoopbackHTTPServer(
+            files: fixture.served, behaviour: .init(bytesPer10ms: 8 * 1024, stallAfterTotalBytes: 200_000))
         defer { server.stop() }
         let store = ModelStore(home: home, catalog: fixture.catalog(server: server))
         let task = Task { try await store.install(fixture.id) }
-        // Wait for part of the file to arrive (the whole would take ~4 s at this pace).
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(120)
         while server.bodyBytesSent < 200_000 && Date() < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
         let cancelledAt = Date()
         task.cancel()
         let result = await task.result
-        #expect(Date().timeIntervalSince(cancelledAt) < 2)
+        #expect(Date().timeIntervalSince(cancelledAt) < 5)
         #expect(throws: CancellationError.self) { try result.get() }
         #expect(store.installedDirectory(for: fixture.id) == nil)
         #expect(!leftovers(in: store).contains { $0.hasPrefix("models/") || $0.hasPrefix("tmp/") })

@@ -19,6 +19,9 @@ final class LoopbackHTTPServer: Sendable {
         var bytesPer10ms: Int?
         /// Ignore `Range` headers (always send the whole file with 200).
         var ignoreRange = false
+        /// Once this many body bytes have been sent in all, every response holds still (the connection stays
+        /// open) until the behaviour is changed or the server stops: a client that cannot finish on its own.
+        var stallAfterTotalBytes: Int?
     }
 
     private struct State {
@@ -143,11 +146,21 @@ final class LoopbackHTTPServer: Sendable {
         var offset = 0
         while offset < limit {
             if state.withLock({ $0.stopped }) { return }
+            if isStalled() {
+                usleep(10_000)
+                continue
+            }
             let end = min(offset + chunk, limit)
             guard sendAll(fd, body[body.startIndex + offset ..< body.startIndex + end]) else { return }
             state.withLock { $0.bodyBytesSent += end - offset }
             offset = end
             if behaviour.bytesPer10ms != nil { usleep(10_000) }
+        }
+    }
+
+    private func isStalled() -> Bool {
+        state.withLock { state in
+            state.behaviour.stallAfterTotalBytes.map { state.bodyBytesSent >= $0 } ?? false
         }
     }
 
