@@ -9,11 +9,10 @@ public final class WhisperModel: Sendable {
     public let config: ModelConfig
     public let tokenizer: WhisperTokenizer
     let weights: WhisperWeights
-    /// OpenBLAS threads for the encoder's large products (the decoder's vector products use one:
-    /// they are bound by memory bandwidth, and extra threads only spin).
+    /// Threads a session spreads its large products and loops over (OpenBLAS itself runs on one).
     public let threads: Int
 
-    /// Loads the model; `threads` sets the encoder's thread count (default: the cores available).
+    /// Loads the model; `threads` sets how many threads a session uses (default: the cores available).
     public init(directory: URL, threads: Int? = nil) throws {
         Self.logBackendOnce
         self.threads = max(1, threads ?? Self.defaultThreads)
@@ -43,6 +42,7 @@ public final class WhisperModel: Sendable {
     }
 
     private static let logBackendOnce: Void = {
+        BLASSettings.singleThreaded
         let line = "SpeechEngine: OpenBLAS \(BLASSettings.coreName) kernels, up to \(defaultThreads) threads\n"
         FileHandle.standardError.write(Data(line.utf8))
     }()

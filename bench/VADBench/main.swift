@@ -9,7 +9,7 @@ import SpeechEngine
 let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized
 let store = ModelStore(home: repository.appendingPathComponent(".build/test-home"), catalog: ModelCatalog.builtIn)
 let model = try SileroVAD(directory: try await store.install("silero-vad"))
-BLASSettings.threadCount = 1
+BLASSettings.singleThreaded
 var files = CommandLine.arguments.dropFirst().map { URL(fileURLWithPath: $0) }
 if files.isEmpty {
     let corpus = ProcessInfo.processInfo.environment["OPENSPEECH_CORPUS"].map { URL(fileURLWithPath: $0) }

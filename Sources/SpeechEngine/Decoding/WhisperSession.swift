@@ -12,8 +12,9 @@ public final class WhisperSession {
 
     public init(model: WhisperModel, maxBeams: Int = 5) {
         self.model = model
-        encoder = AudioEncoder(weights: model.weights)
-        decoder = TextDecoder(weights: model.weights, maxBeams: max(1, maxBeams))
+        let parallel = Parallel(threads: model.threads)
+        encoder = AudioEncoder(weights: model.weights, parallel: parallel)
+        decoder = TextDecoder(weights: model.weights, maxBeams: max(1, maxBeams), parallel: parallel)
         melTables = LogMelSpectrogram.Tables(melBins: model.dimensions.melBins)
     }
 
@@ -178,11 +179,7 @@ public final class WhisperSession {
     private func encodeWindow(_ mel: LogMelSpectrogram, start: Int, count: Int) {
         let features = melBuffer.reserve(LogMelSpectrogram.windowFrames * model.dimensions.melBins)
         mel.window(start: start, count: count, into: features)
-        // OpenBLAS's thread count is process-wide: many threads for the encoder's matrix products,
-        // one for the decoder's vector products.
-        BLASSettings.threadCount = model.threads
         decoder.setMemory(encoder.encode(features))
-        BLASSettings.threadCount = 1
     }
 
     private func makeDecoding(_ options: TranscriptionOptions) -> WindowDecoding {

@@ -3,16 +3,22 @@ import CBLAS
 /// Matrix products through BLAS. Matrices are row-major; a linear layer's weight is `[out, in]`.
 enum BLAS {
     /// `C[m×n] = alpha · A[m×k] · op(B) + beta · C`, where `op(B)` is `B[k×n]` or, when `transposeB`,
-    /// the transpose of `B[n×k]`.
+    /// the transpose of `B[n×k]`. With `parallel`, large products are split into row slices of `A` and `C`.
     @inline(__always)
     static func gemm(m: Int, n: Int, k: Int,
                      a: UnsafePointer<Float>, lda: Int,
                      b: UnsafePointer<Float>, ldb: Int, transposeB: Bool,
                      c: UnsafeMutablePointer<Float>, ldc: Int,
-                     alpha: Float = 1, beta: Float = 0) {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
-                    Int32(m), Int32(n), Int32(k), alpha, a, Int32(lda), b, Int32(ldb), beta, c, Int32(ldc))
+                     alpha: Float = 1, beta: Float = 0, parallel: Parallel = .serial) {
+        parallel.forEachSlice(of: m, minimumSlice: Self.minimumRowsPerThread) { _, rows in
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
+                        Int32(rows.count), Int32(n), Int32(k), alpha, a + rows.lowerBound * lda, Int32(lda),
+                        b, Int32(ldb), beta, c + rows.lowerBound * ldc, Int32(ldc))
+        }
     }
+
+    /// Row slices shorter than this stay on one thread (the packing of `B` would dominate).
+    static let minimumRowsPerThread = 64
 
     /// `y[m] = alpha · A[m×n] · x + beta · y`, or with `transpose`, `y[n] = alpha · Aᵀ · x + beta · y`.
     @inline(__always)
@@ -25,13 +31,13 @@ enum BLAS {
 
     /// `Y[rows×out] = X[rows×in] · Wᵀ + bias`: a linear layer over `rows` vectors (one row: `sgemv`).
     static func linear(_ x: UnsafePointer<Float>, rows: Int, weight: Tensor, bias: Tensor?,
-                       into y: UnsafeMutablePointer<Float>) {
+                       into y: UnsafeMutablePointer<Float>, parallel: Parallel = .serial) {
         let out = weight.shape[0], inputs = weight.shape[1]
         if rows == 1 {
             gemv(m: out, n: inputs, a: weight.pointer, lda: inputs, x: x, y: y)
         } else {
             gemm(m: rows, n: out, k: inputs, a: x, lda: inputs, b: weight.pointer, ldb: inputs,
-                 transposeB: true, c: y, ldc: out)
+                 transposeB: true, c: y, ldc: out, parallel: parallel)
         }
         if let bias { Vector.addRows(bias.pointer, to: y, rows: rows, columns: out) }
     }
@@ -46,8 +52,9 @@ public enum BLASSettings {
     }
 
     /// Threads OpenBLAS uses for each product.
-    public static var threadCount: Int {
-        get { Int(openblas_get_num_threads()) }
-        set { openblas_set_num_threads(Int32(max(1, newValue))) }
-    }
+    public static var threadCount: Int { Int(openblas_get_num_threads()) }
+
+    /// Makes every OpenBLAS call run on its caller's thread, once per process, before the engine's first
+    /// product: the engine divides work itself (`Parallel`), and idle OpenBLAS workers would spin beside it.
+    public static let singleThreaded: Void = openblas_set_num_threads(1)
 }

@@ -18,10 +18,10 @@ final class HalfMatrix: @unchecked Sendable {
     deinit { storage.deallocate() }
 
     /// `Y[b, r] = Σ_c W[r, c] · X[b, c]` for `count` input rows X (`count × columns`) into Y
-    /// (`count × rows`), streaming the weights once for all inputs (a beam's rows).
-    /// `scratch` holds at least `count · columns` floats.
+    /// (`count × rows`), streaming the weights once for all inputs (a beam's rows); large matrices are
+    /// split into slices of W's rows over `parallel`'s threads. `scratch` holds at least `count · columns` floats.
     func multiply(_ x: UnsafePointer<Float>, count: Int, into y: UnsafeMutablePointer<Float>,
-                  scratch: UnsafeMutablePointer<Float>) {
+                  scratch: UnsafeMutablePointer<Float>, parallel: Parallel = .serial) {
         // Weights are read as 32-bit lanes holding two halves: lane j of a 16-half chunk has
         // element 2j in its low half and 2j+1 in its high half. Split each x the same way once.
         let half = columns / 2
@@ -30,26 +30,42 @@ final class HalfMatrix: @unchecked Sendable {
             for i in 0..<half { even[i] = source[2 * i]; odd[i] = source[2 * i + 1] }
         }
         let inputs = UnsafeRawPointer(scratch)
-        let base = UnsafeRawPointer(storage)
-        let rowBytes = columns * 2, inputBytes = columns * 4, halfBytes = half * 4
-        if count == 1 {
-            for r in 0..<rows {
-                let row = base + r * rowBytes
-                var accumulatorEven = SIMD8<Float>(), accumulatorOdd = SIMD8<Float>()
-                var offset = 0
-                while offset < rowBytes {
-                    let w = row.loadUnaligned(fromByteOffset: offset, as: SIMD8<UInt32>.self)
-                    accumulatorEven += Self.widen(w &<< 16) * inputs.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
-                    accumulatorOdd += Self.widen(w & 0xFFFF_0000)
-                        * inputs.loadUnaligned(fromByteOffset: halfBytes + offset, as: SIMD8<Float>.self)
-                    offset += 32
-                }
-                y[r] = (accumulatorEven + accumulatorOdd).sum()
+        parallel.forEachSlice(of: rows, minimumSlice: Self.minimumWeightsPerThread / columns) { _, slice in
+            if count == 1 {
+                multiplyOne(inputs, rows: slice, into: y)
+            } else {
+                multiplyMany(inputs, count: count, rows: slice, into: y)
             }
-            return
         }
+    }
+
+    /// Below this many weights per thread, a product stays on one thread (the hand-off costs more).
+    private static let minimumWeightsPerThread = 256 * 1024
+
+    private func multiplyOne(_ inputs: UnsafeRawPointer, rows slice: Range<Int>, into y: UnsafeMutablePointer<Float>) {
+        let base = UnsafeRawPointer(storage)
+        let rowBytes = columns * 2, halfBytes = columns * 2
+        for r in slice {
+            let row = base + r * rowBytes
+            var accumulatorEven = SIMD8<Float>(), accumulatorOdd = SIMD8<Float>()
+            var offset = 0
+            while offset < rowBytes {
+                let w = row.loadUnaligned(fromByteOffset: offset, as: SIMD8<UInt32>.self)
+                accumulatorEven += Self.widen(w &<< 16) * inputs.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
+                accumulatorOdd += Self.widen(w & 0xFFFF_0000)
+                    * inputs.loadUnaligned(fromByteOffset: halfBytes + offset, as: SIMD8<Float>.self)
+                offset += 32
+            }
+            y[r] = (accumulatorEven + accumulatorOdd).sum()
+        }
+    }
+
+    private func multiplyMany(_ inputs: UnsafeRawPointer, count: Int, rows slice: Range<Int>,
+                              into y: UnsafeMutablePointer<Float>) {
+        let base = UnsafeRawPointer(storage)
+        let rowBytes = columns * 2, inputBytes = columns * 4, halfBytes = columns * 2
         withUnsafeTemporaryAllocation(of: SIMD8<Float>.self, capacity: count) { accumulators in
-            for r in 0..<rows {
+            for r in slice {
                 let row = base + r * rowBytes
                 for b in 0..<count { accumulators[b] = SIMD8<Float>() }
                 var offset = 0
@@ -71,11 +87,11 @@ final class HalfMatrix: @unchecked Sendable {
     /// `Y = X · Wᵀ` for any number of input rows, in blocks of up to 8 sharing one pass over W.
     /// `scratch` holds at least `8 · columns` floats.
     func multiply(_ x: UnsafePointer<Float>, rows inputRows: Int, into y: UnsafeMutablePointer<Float>,
-                  scratch: UnsafeMutablePointer<Float>) {
+                  scratch: UnsafeMutablePointer<Float>, parallel: Parallel = .serial) {
         var start = 0
         while start < inputRows {
             let count = min(8, inputRows - start)
-            multiply(x + start * columns, count: count, into: y + start * rows, scratch: scratch)
+            multiply(x + start * columns, count: count, into: y + start * rows, scratch: scratch, parallel: parallel)
             start += count
         }
     }

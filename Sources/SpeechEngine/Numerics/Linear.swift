@@ -25,25 +25,27 @@ struct Linear: Sendable {
     }
 
     /// `y = x · Wᵀ + b` for `rows` rows.
-    func apply(_ x: UnsafePointer<Float>, rows: Int, into y: UnsafeMutablePointer<Float>, scratch: Buffer) {
+    func apply(_ x: UnsafePointer<Float>, rows: Int, into y: UnsafeMutablePointer<Float>, scratch: Buffer,
+               parallel: Parallel) {
         switch weight {
         case .full(let t):
-            BLAS.linear(x, rows: rows, weight: t, bias: bias, into: y)
+            BLAS.linear(x, rows: rows, weight: t, bias: bias, into: y, parallel: parallel)
         case .half(let h):
-            h.multiply(x, rows: rows, into: y, scratch: scratch.reserve(8 * h.columns))
+            h.multiply(x, rows: rows, into: y, scratch: scratch.reserve(8 * h.columns), parallel: parallel)
             Vector.addRows(bias.pointer, to: y, rows: rows, columns: h.rows)
         }
     }
 
     /// `y += x · Wᵀ + b` (a residual connection).
-    func applyAdding(_ x: UnsafePointer<Float>, rows: Int, to y: UnsafeMutablePointer<Float>, scratch: Buffer) {
+    func applyAdding(_ x: UnsafePointer<Float>, rows: Int, to y: UnsafeMutablePointer<Float>, scratch: Buffer,
+                     parallel: Parallel) {
         switch weight {
         case .full(let t):
-            Residual.linear(x, rows: rows, weight: t, bias: bias, addingTo: y)
+            Residual.linear(x, rows: rows, weight: t, bias: bias, addingTo: y, parallel: parallel)
         case .half(let h):
             let space = scratch.reserve(8 * h.columns + rows * h.rows)
             let product = space + 8 * h.columns
-            h.multiply(x, rows: rows, into: product, scratch: space)
+            h.multiply(x, rows: rows, into: product, scratch: space, parallel: parallel)
             Vector.add(product, to: y, count: rows * h.rows)
             Vector.addRows(bias.pointer, to: y, rows: rows, columns: h.rows)
         }

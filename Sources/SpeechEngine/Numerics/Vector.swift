@@ -29,9 +29,16 @@ enum Vector {
 
     /// Layer normalisation of each row: `(x − mean) / sqrt(var + eps) · gamma + beta`.
     static func layerNorm(_ x: UnsafePointer<Float>, rows: Int, columns n: Int, gamma: Tensor, beta: Tensor,
-                          into out: UnsafeMutablePointer<Float>, epsilon: Float = 1e-5) {
+                          into out: UnsafeMutablePointer<Float>, epsilon: Float = 1e-5, parallel: Parallel = .serial) {
+        parallel.forEachSlice(of: rows, minimumSlice: 256) { _, slice in
+            layerNorm(x, rows: slice, columns: n, gamma: gamma, beta: beta, into: out, epsilon: epsilon)
+        }
+    }
+
+    private static func layerNorm(_ x: UnsafePointer<Float>, rows: Range<Int>, columns n: Int, gamma: Tensor,
+                                  beta: Tensor, into out: UnsafeMutablePointer<Float>, epsilon: Float) {
         let g = gamma.pointer, b = beta.pointer
-        for r in 0..<rows {
+        for r in rows {
             let xr = x + r * n, yr = out + r * n
             var acc = SIMD16<Float>(), i = 0
             while i + 16 <= n { acc += load(xr + i); i += 16 }

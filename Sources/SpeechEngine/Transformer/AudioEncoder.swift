@@ -2,10 +2,14 @@
 /// blocks, final layer norm. Input `[3000, melBins]` log-mel (time-major), output `[1500, d]`.
 final class AudioEncoder {
     let weights: WhisperWeights
+    let parallel: Parallel
     private let columns = Buffer(), hidden = Buffer(), normed = Buffer(), projected = Buffer()
     private let context = Buffer(), scores = Buffer(), output = Buffer(), scratch = Buffer()
 
-    init(weights: WhisperWeights) { self.weights = weights }
+    init(weights: WhisperWeights, parallel: Parallel) {
+        self.weights = weights
+        self.parallel = parallel
+    }
 
     /// Encodes one 30 s window; the result stays valid until the next call.
     func encode(_ mel: UnsafePointer<Float>) -> UnsafePointer<Float> {
@@ -27,8 +31,8 @@ final class AudioEncoder {
             }
         }
         let h1 = projected.reserve(inFrames * d)
-        BLAS.linear(cols, rows: inFrames, weight: weights.conv1Weight, bias: weights.conv1Bias, into: h1)
-        Vector.gelu(h1, count: inFrames * d)
+        BLAS.linear(cols, rows: inFrames, weight: weights.conv1Weight, bias: weights.conv1Bias, into: h1, parallel: parallel)
+        gelu(h1, rows: inFrames, columns: d)
         // conv2 (kernel 3, stride 2, padding 1): cols[t, c·3 + j] = h1[2t + j − 1, c].
         for t in 0..<frames {
             let row = cols + t * d * 3
@@ -43,31 +47,38 @@ final class AudioEncoder {
             }
         }
         let x = hidden.reserve(frames * d)
-        BLAS.linear(cols, rows: frames, weight: weights.conv2Weight, bias: weights.conv2Bias, into: x)
-        Vector.gelu(x, count: frames * d)
+        BLAS.linear(cols, rows: frames, weight: weights.conv2Weight, bias: weights.conv2Bias, into: x, parallel: parallel)
+        gelu(x, rows: frames, columns: d)
         Vector.add(weights.encoderPositions.pointer, to: x, count: frames * d)
 
         for layer in weights.encoderLayers {
             selfAttentionBlock(layer.attention, x, frames, d, heads: dims.encoderHeads)
-            FeedForward.apply(layer.feedForward, to: x, rows: frames, normed: normed, hidden: projected, scratch: scratch)
+            FeedForward.apply(layer.feedForward, to: x, rows: frames, normed: normed, hidden: projected, scratch: scratch,
+                              parallel: parallel)
         }
         let y = output.reserve(frames * d)
         Vector.layerNorm(x, rows: frames, columns: d, gamma: weights.encoderNormGamma,
-                         beta: weights.encoderNormBeta, into: y)
+                         beta: weights.encoderNormBeta, into: y, parallel: parallel)
         return UnsafePointer(y)
     }
 
     private func selfAttentionBlock(_ w: AttentionWeights, _ x: UnsafeMutablePointer<Float>, _ rows: Int, _ d: Int,
                                     heads: Int) {
         let n = normed.reserve(rows * d)
-        Vector.layerNorm(x, rows: rows, columns: d, gamma: w.normGamma, beta: w.normBeta, into: n)
+        Vector.layerNorm(x, rows: rows, columns: d, gamma: w.normGamma, beta: w.normBeta, into: n, parallel: parallel)
         let qkv = projected.reserve(rows * 3 * d)
-        w.input.apply(n, rows: rows, into: qkv, scratch: scratch)
+        w.input.apply(n, rows: rows, into: qkv, scratch: scratch, parallel: parallel)
         let ctx = context.reserve(rows * d)
         Attention.attend(query: qkv, queryStride: 3 * d, rows: rows, key: qkv + d, keyStride: 3 * d,
                          value: qkv + 2 * d, valueStride: 3 * d, length: rows, heads: heads, headDim: d / heads,
-                         output: ctx, outputStride: d, scores: scores)
+                         output: ctx, outputStride: d, scores: scores, parallel: parallel)
         // x += ctx · Woᵀ + bo, accumulated by BLAS with beta = 1.
-        w.output.applyAdding(ctx, rows: rows, to: x, scratch: scratch)
+        w.output.applyAdding(ctx, rows: rows, to: x, scratch: scratch, parallel: parallel)
+    }
+
+    private func gelu(_ x: UnsafeMutablePointer<Float>, rows: Int, columns: Int) {
+        parallel.forEachSlice(of: rows, minimumSlice: 64) { _, slice in
+            Vector.gelu(x + slice.lowerBound * columns, count: slice.count * columns)
+        }
     }
 }

@@ -1,27 +1,29 @@
 /// The pre-norm feed-forward block: `x += W2 · GELU(W1 · LN(x) + b1) + b2`.
 enum FeedForward {
     static func apply(_ w: FeedForwardWeights, to x: UnsafeMutablePointer<Float>, rows: Int,
-                      normed: Buffer, hidden: Buffer, scratch: Buffer) {
+                      normed: Buffer, hidden: Buffer, scratch: Buffer, parallel: Parallel) {
         let d = w.normGamma.count, inner = w.up.outputs
         let n = normed.reserve(rows * d)
-        Vector.layerNorm(x, rows: rows, columns: d, gamma: w.normGamma, beta: w.normBeta, into: n)
+        Vector.layerNorm(x, rows: rows, columns: d, gamma: w.normGamma, beta: w.normBeta, into: n, parallel: parallel)
         let h = hidden.reserve(rows * inner)
-        w.up.apply(n, rows: rows, into: h, scratch: scratch)
-        Vector.gelu(h, count: rows * inner)
-        w.down.applyAdding(h, rows: rows, to: x, scratch: scratch)
+        w.up.apply(n, rows: rows, into: h, scratch: scratch, parallel: parallel)
+        parallel.forEachSlice(of: rows, minimumSlice: 16) { _, slice in
+            Vector.gelu(h + slice.lowerBound * inner, count: slice.count * inner)
+        }
+        w.down.applyAdding(h, rows: rows, to: x, scratch: scratch, parallel: parallel)
     }
 }
 
 /// A linear layer whose result is added to a residual stream in place (BLAS `beta = 1`).
 enum Residual {
     static func linear(_ input: UnsafePointer<Float>, rows: Int, weight: Tensor, bias: Tensor,
-                       addingTo x: UnsafeMutablePointer<Float>) {
+                       addingTo x: UnsafeMutablePointer<Float>, parallel: Parallel) {
         let out = weight.shape[0], inputs = weight.shape[1]
         if rows == 1 {
             BLAS.gemv(m: out, n: inputs, a: weight.pointer, lda: inputs, x: input, y: x, beta: 1)
         } else {
             BLAS.gemm(m: rows, n: out, k: inputs, a: input, lda: inputs, b: weight.pointer, ldb: inputs,
-                      transposeB: true, c: x, ldc: out, beta: 1)
+                      transposeB: true, c: x, ldc: out, beta: 1, parallel: parallel)
         }
         Vector.addRows(bias.pointer, to: x, rows: rows, columns: out)
     }

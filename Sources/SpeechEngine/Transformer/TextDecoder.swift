@@ -4,6 +4,7 @@
 final class TextDecoder {
     let weights: WhisperWeights
     let cache: KeyValueCache
+    let parallel: Parallel
     private let hidden = Buffer(), normed = Buffer(), projected = Buffer(), context = Buffer()
     private let scores = Buffer(), inner = Buffer(), logitBuffer = Buffer(), rowBuffer = Buffer(), halfScratch = Buffer()
 
@@ -15,8 +16,9 @@ final class TextDecoder {
         case beams(position: Int)
     }
 
-    init(weights: WhisperWeights, maxBeams: Int) {
+    init(weights: WhisperWeights, maxBeams: Int, parallel: Parallel) {
         self.weights = weights
+        self.parallel = parallel
         let dims = weights.dimensions
         cache = KeyValueCache(layers: dims.decoderLayers, width: dims.modelWidth, capacity: dims.textContext,
                               memoryLength: dims.audioContext, maxBeams: maxBeams)
@@ -26,7 +28,7 @@ final class TextDecoder {
     func setMemory(_ encoderOutput: UnsafePointer<Float>) {
         for (l, layer) in weights.decoderLayers.enumerated() {
             BLAS.linear(encoderOutput, rows: cache.memoryLength, weight: layer.crossAttention.memoryWeight!,
-                        bias: layer.crossAttention.memoryBias!, into: cache.memory[l])
+                        bias: layer.crossAttention.memoryBias!, into: cache.memory[l], parallel: parallel)
         }
     }
 
@@ -54,7 +56,7 @@ final class TextDecoder {
         let n = normed.reserve(rows * d)
         Vector.layerNorm(x, rows: rows, columns: d, gamma: weights.decoderNormGamma, beta: weights.decoderNormBeta, into: n)
         let out = logitBuffer.reserve(rows * vocabulary)
-        if rows > 0 { weights.embedding.multiply(n, rows: rows, into: out, scratch: halfScratch.reserve(8 * d)) }
+        if rows > 0 { weights.embedding.multiply(n, rows: rows, into: out, scratch: halfScratch.reserve(8 * d), parallel: parallel) }
         return UnsafePointer(out)
     }
 
@@ -80,7 +82,7 @@ final class TextDecoder {
             let n = normed.reserve(rows * d)
             Vector.layerNorm(x, rows: rows, columns: d, gamma: sa.normGamma, beta: sa.normBeta, into: n)
             let qkv = projected.reserve(rows * 3 * d)
-            sa.input.apply(n, rows: rows, into: qkv, scratch: halfScratch)
+            sa.input.apply(n, rows: rows, into: qkv, scratch: halfScratch, parallel: parallel)
             let ctx = context.reserve(rows * d)
             switch mode {
             case .sequence(let start):
@@ -102,21 +104,23 @@ final class TextDecoder {
                                      headDim: headDim, output: ctx + b * d, outputStride: d, scores: scores)
                 }
             }
-            sa.output.applyAdding(ctx, rows: rows, to: x, scratch: halfScratch)
+            sa.output.applyAdding(ctx, rows: rows, to: x, scratch: halfScratch, parallel: parallel)
 
             // Cross-attention on the window's encoder output (shared by all beams).
             let ca = layer.crossAttention
             Vector.layerNorm(x, rows: rows, columns: d, gamma: ca.normGamma, beta: ca.normBeta, into: n)
             let q = projected.reserve(rows * d)
-            ca.input.apply(n, rows: rows, into: q, scratch: halfScratch)
+            ca.input.apply(n, rows: rows, into: q, scratch: halfScratch, parallel: parallel)
             let memory = cache.memory[l]
             Attention.attend(query: q, queryStride: d, rows: rows, key: memory, keyStride: 2 * d,
                              value: memory + d, valueStride: 2 * d, length: cache.memoryLength, heads: heads,
                              headDim: headDim, output: ctx, outputStride: d, scores: scores,
-                             onScores: crossScores.map { callback in { head, s in callback(l, head, s) } })
-            ca.output.applyAdding(ctx, rows: rows, to: x, scratch: halfScratch)
+                             onScores: crossScores.map { callback in { head, s in callback(l, head, s) } },
+                             parallel: parallel)
+            ca.output.applyAdding(ctx, rows: rows, to: x, scratch: halfScratch, parallel: parallel)
 
-            FeedForward.apply(layer.feedForward, to: x, rows: rows, normed: normed, hidden: inner, scratch: halfScratch)
+            FeedForward.apply(layer.feedForward, to: x, rows: rows, normed: normed, hidden: inner, scratch: halfScratch,
+                              parallel: parallel)
         }
         return x
     }

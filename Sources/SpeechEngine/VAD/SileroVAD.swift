@@ -29,6 +29,7 @@ public final class SileroVAD: Sendable {
     /// Loads weights from one `.onnx` or `.safetensors` file.
     public init(contentsOf file: URL) throws {
         guard FileManager.default.fileExists(atPath: file.path) else { throw VADError.missingModel(file) }
+        BLASSettings.singleThreaded
         weights = file.pathExtension == "onnx" ? try SileroVADWeights(onnx: file) : try SileroVADWeights(safetensors: file)
         weightsFile = file
     }
