@@ -32,6 +32,9 @@ struct TranscribeCommand: AsyncParsableCommand {
     @Flag(help: "Fail instead of installing a missing model.")
     var noDownload = false
 
+    @Flag(help: "Transcribe all the audio, silence and noise included, without the speech detector (Whisper models tend to invent text there).")
+    var noVad = false
+
     @Flag(help: "No progress on stderr.")
     var quiet = false
 
@@ -68,9 +71,12 @@ struct TranscribeCommand: AsyncParsableCommand {
             locale: locale, transcriptionOptions: [], reportingOptions: [],
             attributeOptions: timed ? [.audioTimeRange, .transcriptionConfidence] : [],
             engineConfiguration: .init(modelID: model, beamSize: beamSize, wordTimestamps: timed))
-        try await ensureInstalled(transcriber, progress: progress)
+        // The detector gives the model only the speech, cut at silences: no text invented on silence or noise.
+        let detector = noVad ? nil : SpeechDetector()
+        try await ensureInstalled(transcriber, detector: detector, progress: progress)
 
-        let analyzer = SpeechAnalyzer(modules: [transcriber],
+        let modules: [any SpeechModule] = [transcriber] + (detector.map { [$0] } ?? [])
+        let analyzer = SpeechAnalyzer(modules: modules,
                                       options: .init(priority: .userInitiated, modelRetention: .processLifetime))
         let collector = Task {
             var results: [SpeechTranscriber.Result] = []
@@ -94,16 +100,20 @@ struct TranscribeCommand: AsyncParsableCommand {
         return Transcript(results: results, language: language, duration: duration)
     }
 
-    private func ensureInstalled(_ transcriber: SpeechTranscriber, progress: ProgressLine) async throws {
-        guard await AssetInventory.status(forModules: [transcriber]) != .installed else { return }
-        let id = transcriber.engineConfiguration.modelID ?? "the model for \(transcriber.selectedLocales[0].identifier)"
-        if noDownload {
+    /// Installs what `transcriber` needs (or fails under `--no-download`), and the detector's model when downloads
+    /// are allowed; without it the detector runs its energy fallback.
+    private func ensureInstalled(_ transcriber: SpeechTranscriber, detector: SpeechDetector?,
+                                 progress: ProgressLine) async throws {
+        if await AssetInventory.status(forModules: [transcriber]) != .installed && noDownload {
+            let id = transcriber.engineConfiguration.modelID ?? "the model for \(transcriber.selectedLocales[0].identifier)"
             throw CommandFailure("\(id) is not installed and --no-download was given; install it with `openspeech models install`.")
         }
-        guard let request = try await AssetInventory.assetInstallationRequest(supporting: [transcriber]) else { return }
+        let modules: [any SpeechModule] = noDownload ? [transcriber] : [transcriber] + (detector.map { [$0] } ?? [])
+        guard await AssetInventory.status(forModules: modules) != .installed,
+              let request = try await AssetInventory.assetInstallationRequest(supporting: modules) else { return }
         let watcher = Task {
             while !Task.isCancelled {
-                progress.show("installing \(id)", request.progress.fractionCompleted)
+                progress.show("installing models", request.progress.fractionCompleted)
                 try? await Task.sleep(for: .milliseconds(200))
             }
         }

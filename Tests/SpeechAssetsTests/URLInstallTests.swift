@@ -89,7 +89,9 @@ import TestSupport
         let cancelledAt = Date()
         task.cancel()
         let result = await task.result
-        #expect(Date().timeIntervalSince(cancelledAt) < 5)
+        // The server never sends the rest, so ending at all means the cancellation worked; the bound only
+        // catches a hang (generous: the whole suite runs beside this test on two cores).
+        #expect(Date().timeIntervalSince(cancelledAt) < 30)
         #expect(throws: CancellationError.self) { try result.get() }
         #expect(store.installedDirectory(for: fixture.id) == nil)
         #expect(!leftovers(in: store).contains { $0.hasPrefix("models/") || $0.hasPrefix("tmp/") })

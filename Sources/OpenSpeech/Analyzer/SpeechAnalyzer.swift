@@ -11,6 +11,10 @@ import SpeechAudio
 /// session: every waiting method and every module's results throw it. After the session finishes, results end
 /// and further input is refused.
 ///
+/// The analyzer's own tasks (the input of `start`, of `init(inputSequence:...)` and `init(inputAudioFile:...)`,
+/// and `cancelAndFinishNow()`'s) run at `Options.priority`, modules' work included; methods awaited by the caller
+/// (`analyzeSequence`, `finalize`...) run in the caller's task at its priority, as Apple advises calling them.
+///
 /// Differs from Apple's: `cancelAndFinishNow()` is synchronous and not isolated (the seeds call it without
 /// `await`); it takes effect at once for input and ends results shortly after.
 public final actor SpeechAnalyzer {
@@ -53,13 +57,13 @@ public final actor SpeechAnalyzer {
         self.context = analysisContext
         self.volatileRangeChanged = volatileRangeChangedHandler
         self.analyzingInput = true
-        Task { await self.adoptInput(inputSequence) }
+        Task(priority: self.options.priority) { await self.adoptInput(inputSequence) }
     }
 
     /// Runs the initializer's input sequence in a task the analyzer can cancel.
     private func adoptInput<InputSequence: AsyncSequence & Sendable>(_ inputSequence: InputSequence)
     where InputSequence.Element == AnalyzerInput {
-        inputTask = Task { await self.runInput { try await self.consume(inputSequence) } }
+        inputTask = Task(priority: options.priority) { await self.runInput { try await self.consume(inputSequence) } }
     }
 
     /// A session that starts analyzing `inputAudioFile` at once; with `finishAfterFile`, it finishes (finalizing
@@ -117,13 +121,13 @@ public final actor SpeechAnalyzer {
     public func start<InputSequence: AsyncSequence & Sendable>(inputSequence: InputSequence) async throws
     where InputSequence.Element == AnalyzerInput {
         try beginInput()
-        inputTask = Task { await self.runInput { try await self.consume(inputSequence) } }
+        inputTask = Task(priority: options.priority) { await self.runInput { try await self.consume(inputSequence) } }
     }
 
     /// Starts analyzing a file in the analyzer's own task and returns at once.
     public func start(inputAudioFile audioFile: AVAudioFile, finishAfterFile: Bool) async throws {
         try beginInput()
-        inputTask = Task {
+        inputTask = Task(priority: options.priority) {
             await self.runInput { try await self.consume(audioFile) }
             if finishAfterFile { try? await self.finalizeAndFinishThroughEndOfInput() }
         }
@@ -147,7 +151,7 @@ public final actor SpeechAnalyzer {
 
     /// Stops at once: input stops, pending work is dropped, results end.
     public nonisolated func cancelAndFinishNow() {
-        Task { await self.finishNow() }
+        Task(priority: options.priority) { await self.finishNow() }
     }
 
     /// Waits for the current input to end, finalizes everything, and finishes.
@@ -298,7 +302,7 @@ public final actor SpeechAnalyzer {
             throw SFSpeechError(.unexpectedAudioFormat, "The audio contains a sample that is not a finite number "
                 + "(\(bad)). Check the code that fills the buffers.")
         }
-        for module in modules { try await Self.processor(of: module)?.append(samples, at: start) }
+        for module in processingOrder { try await Self.processor(of: module)?.append(samples, at: start) }
         nextSample = max(nextSample, start + Int64(samples.count))
         resumeWaiters()
         updateVolatileRange()
@@ -306,9 +310,15 @@ public final actor SpeechAnalyzer {
 
     // MARK: Session state
 
+    /// The modules in the order they get audio and finalize: detectors first, so transcribers' gates read the
+    /// speech regions of the audio they are given.
+    private var processingOrder: [any SpeechModule] {
+        modules.filter { $0 is SpeechDetector } + modules.filter { !($0 is SpeechDetector) }
+    }
+
     private func prepareModules(each done: (() -> Void)? = nil) async throws {
-        // Transcribers skip what a SpeechDetector among the modules calls silence.
-        let gate = modules.lazy.compactMap { ($0 as? SpeechDetector)?.gateConfiguration }.first
+        // Transcribers skip what a SpeechDetector among the modules calls silence, reading its regions.
+        let gate = modules.lazy.compactMap { ($0 as? SpeechDetector)?.speechRegions }.first
         for module in modules { await (Self.processor(of: module) as? TranscriptionProcessor)?.useSpeechGate(gate) }
         for module in modules where !prepared.contains(ObjectIdentifier(module)) {
             guard let processor = Self.processor(of: module) else {
@@ -324,7 +334,7 @@ public final actor SpeechAnalyzer {
     private func finalizeModules(through target: Int64?) async throws {
         do {
             try await prepareModules()
-            for module in modules { try await Self.processor(of: module)?.finalize(through: target) }
+            for module in processingOrder { try await Self.processor(of: module)?.finalize(through: target) }
         } catch {
             await finishSession(error: error)
             throw error

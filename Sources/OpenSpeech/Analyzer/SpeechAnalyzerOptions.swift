@@ -11,7 +11,14 @@ extension SpeechAnalyzer {
             case processLifetime
         }
 
+        /// The priority of analysis work. Apple's sets "most, but not all" processing work, and advises calling
+        /// the analyzer from a task of the wanted priority. Ours: the tasks the analyzer creates (the input
+        /// started by `start(inputSequence:)`, `start(inputAudioFile:finishAfterFile:)` and the initializers that
+        /// start analysis, and `cancelAndFinishNow()`'s) run at it, reading the input and the modules'
+        /// transcription included; work in methods the caller awaits (`analyzeSequence`, `finalize`,
+        /// `prepareToAnalyze`...) runs in the caller's task, at the caller's priority. Default `.medium`.
         public var priority: TaskPriority
+        /// How long models stay loaded once no session uses them. Default `.whileInUse`.
         public var modelRetention: ModelRetention
 
         public init(priority: TaskPriority, modelRetention: ModelRetention) {

@@ -1,11 +1,18 @@
 import Foundation
+import SpeechAssets
 import SpeechAudio
 import SpeechEngine
 
 /// Runs a `SpeechDetector`'s audio through voice activity detection and reports speech regions and the silences
-/// between them as final results.
+/// between them as final results; the regions also go to `regions`, which transcribers in the same analyzer read.
 actor SpeechDetectorProcessor: ModuleProcessor {
     private let segmentation: SpeechSegmentationOptions
+    /// Where the detector's model is looked for; nil: the default store (`$OPENSPEECH_HOME`...).
+    private let modelStore: ModelStore?
+    /// The speech found so far, for the transcribers' gates.
+    let regions: SpeechRegionLog
+    /// The detector running, once prepared.
+    private(set) var backend: SpeechDetector.Backend?
     private let reportResults: Bool
     private let output: @Sendable (SpeechDetector.Result) -> Void
     private let end: @Sendable ((any Error)?) -> Void
@@ -14,9 +21,11 @@ actor SpeechDetectorProcessor: ModuleProcessor {
     private var reportedThrough: Int64?
     private var finished = false
 
-    init(segmentation: SpeechSegmentationOptions, reportResults: Bool,
+    init(segmentation: SpeechSegmentationOptions, reportResults: Bool, modelStore: ModelStore?, regions: SpeechRegionLog,
          output: @escaping @Sendable (SpeechDetector.Result) -> Void, end: @escaping @Sendable ((any Error)?) -> Void) {
         self.segmentation = segmentation
+        self.modelStore = modelStore
+        self.regions = regions
         self.reportResults = reportResults
         self.output = output
         self.end = end
@@ -24,19 +33,25 @@ actor SpeechDetectorProcessor: ModuleProcessor {
 
     func prepare(context: AnalysisContext, retention: SpeechAnalyzer.Options.ModelRetention) async throws {
         guard tracker == nil, !finished else { return }
-        tracker = SpeechRegionTracker(detector: SpeechDetector.makeVoiceActivityDetector(), options: segmentation)
+        let (detector, backend) = SpeechDetector.makeVoiceActivityDetector(store: modelStore ?? ModelStore())
+        self.backend = backend
+        tracker = SpeechRegionTracker(detector: detector, options: segmentation)
     }
 
     func append(_ samples: [Float], at start: Int64) async throws {
         guard !finished, let tracker else { return }
         if reportedThrough == nil { reportedThrough = start }
-        report(tracker.append(samples, at: start), through: nil)
+        let closed = tracker.append(samples, at: start)
+        regions.record(closed: closed, from: tracker)
+        report(closed, through: nil)
     }
 
     /// Closes the speech in progress and reports everything received (finalizing part of the audio does the same).
     func finalize(through endSample: Int64?) async throws {
         guard !finished, let tracker, tracker.origin != nil else { return }
-        report(tracker.closeOpenRegion(), through: tracker.end)
+        let closed = tracker.closeOpenRegion()
+        regions.record(closed: closed, from: tracker)
+        report(closed, through: tracker.end)
     }
 
     func cancel(before start: Int64) async {}

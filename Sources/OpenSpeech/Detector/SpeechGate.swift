@@ -1,43 +1,34 @@
 import SpeechEngine
 
 /// What keeps a transcriber from transcribing silence when a `SpeechDetector` shares its analyzer: the
-/// transcriber runs its own detection stream with the detector's settings, gives the model only the speech
-/// (other audio is muted), and drops text heard outside it.
+/// transcriber reads the detector's speech regions (`SpeechRegionLog`; it runs no detection of its own), gives the
+/// model only the speech (other audio is muted, or not given at all in final-only mode), and drops text heard
+/// outside it.
 ///
 /// Speech keeps `margin` of audio on each side (the detector's regions are tight; words trail off). Audio from
-/// before the gate's first sample counts as speech (the detector joined late: nothing is known about it); audio
-/// not yet scored counts as silence unless speech is in progress.
+/// before the detector's first sample counts as speech (the detector joined late: nothing is known about it); audio
+/// it has not received yet counts as silence unless speech is in progress.
 final class SpeechGate {
-    /// The detector settings a transcriber's gate follows.
-    struct Configuration: Sendable, Equatable {
-        var segmentation: SpeechSegmentationOptions
-    }
-
-    /// Seconds of audio kept around each speech region.
+    /// Seconds of audio kept around each speech region (on top of the detector's own 30 ms padding: about the
+    /// 0.4 s faster-whisper pads its VAD's speech with).
     static let margin = 0.3
 
-    let configuration: Configuration
-    private let tracker: SpeechRegionTracker
+    /// The detector's regions.
+    let regions: SpeechRegionLog
     private let marginSamples = SpeechRegionTracker.samples(SpeechGate.margin)
 
-    init(configuration: Configuration) {
-        self.configuration = configuration
-        tracker = SpeechRegionTracker(detector: SpeechDetector.makeVoiceActivityDetector(),
-                                      options: configuration.segmentation)
-    }
-
-    /// Feeds the transcriber's audio, starting at timeline sample `start`.
-    func append(_ samples: [Float], at start: Int64) {
-        _ = tracker.append(samples, at: start)
+    init(regions: SpeechRegionLog) {
+        self.regions = regions
     }
 
     /// The speech (with margins) overlapping `range`, clipped to it, in timeline samples.
     func speech(in range: Range<Int64>) -> [Range<Int64>] {
+        let known = regions.snapshot(overlapping: range, margin: marginSamples)
         var spans: [Range<Int64>] = []
-        if let origin = tracker.origin, range.lowerBound < origin { spans.append(Int64.min..<origin) }
-        if tracker.origin == nil { spans.append(Int64.min..<Int64.max) }
-        spans += tracker.regions.map { ($0.lowerBound - marginSamples)..<($0.upperBound + marginSamples) }
-        if let open = tracker.openRegionStart { spans.append((open - marginSamples)..<Int64.max) }
+        if let start = known.start, range.lowerBound < start { spans.append(Int64.min..<start) }
+        if known.start == nil { spans.append(Int64.min..<Int64.max) }
+        spans += known.regions.map { ($0.lowerBound - marginSamples)..<($0.upperBound + marginSamples) }
+        if let open = known.openStart { spans.append((open - marginSamples)..<Int64.max) }
         return spans.compactMap { span in
             let clipped = span.clamped(to: range)
             return clipped.isEmpty ? nil : clipped

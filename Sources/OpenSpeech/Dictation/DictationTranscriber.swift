@@ -7,10 +7,12 @@ import SpeechAudio
 ///
 /// Without `.punctuation` the model's punctuation is removed (spoken punctuation words such as "comma" stay
 /// words); with `.emoji`, spoken emoji names become emoji. With `.shortForm`, volatile results come every half
-/// second and decoding is greedy.
+/// second and decoding is greedy (beam search when `.alternativeTranscriptions` asks for alternatives of final-only
+/// results).
 ///
 /// Differs from Apple's: the locale picks a catalog model as for `SpeechTranscriber`; content hints other than
-/// `shortForm` are stored but change nothing; one alternative per result; text keeps Whisper's capitalization.
+/// `shortForm` are stored but change nothing; alternatives are the beam search's other hypotheses, so volatile
+/// mode has one per result; text keeps Whisper's capitalization.
 public final class DictationTranscriber: LocaleDependentSpeechModule, AnalyzerDrivenModule {
     /// A transcription of a stretch of audio, as in Apple's Speech.
     public struct Result: SpeechModuleResult, Sendable, Equatable {
@@ -18,7 +20,13 @@ public final class DictationTranscriber: LocaleDependentSpeechModule, AnalyzerDr
         public let resultsFinalizationTime: CMTime
         /// The best transcription: `alternatives[0]`.
         public var text: AttributedString { alternatives[0] }
-        /// Transcriptions, most likely first (ours: one).
+        /// Transcriptions of this range, most likely first; never empty. Apple's lists other interpretations when
+        /// `.alternativeTranscriptions` is set, else one.
+        ///
+        /// Ours, with `.alternativeTranscriptions`: as `SpeechTranscriber.Result.alternatives` (the beam search's
+        /// other finished hypotheses for the same stretch of audio, best first, the first keeping the attributes),
+        /// each formatted by the dictation options; texts that read the same once formatted are one. Final-only
+        /// results can have several (beam 5, `shortForm` included); volatile mode gives one.
         public let alternatives: [AttributedString]
     }
 
@@ -48,20 +56,22 @@ public final class DictationTranscriber: LocaleDependentSpeechModule, AnalyzerDr
         results = stream
         let volatile = reportingOptions.contains(.volatileResults)
         let shortForm = contentHints.contains(.shortForm)
+        let alternatives = reportingOptions.contains(.alternativeTranscriptions)
         let formatter = DictationTextFormatter(punctuation: transcriptionOptions.contains(.punctuation),
                                                emoji: transcriptionOptions.contains(.emoji))
         processor = TranscriptionProcessor(
             settings: .init(
                 locale: locale, modelID: nil, volatile: volatile,
                 stepSeconds: shortForm || reportingOptions.contains(.frequentFinalization) ? 0.5 : 1.0,
-                beamSize: volatile || shortForm ? 1 : 5,
+                beamSize: volatile || (shortForm && !alternatives) ? 1 : 5,
                 wordTimes: attributeOptions.contains(.audioTimeRange),
                 timeRangeAttributes: attributeOptions.contains(.audioTimeRange),
                 confidence: attributeOptions.contains(.transcriptionConfidence),
-                etiquette: transcriptionOptions.contains(.etiquetteReplacements)),
+                etiquette: transcriptionOptions.contains(.etiquetteReplacements),
+                alternatives: alternatives),
             output: { result in
                 continuation.yield(Result(range: result.range, resultsFinalizationTime: result.resultsFinalizationTime,
-                                          alternatives: result.alternatives.map(formatter.format)))
+                                          alternatives: result.alternatives.map(formatter.format).distinctTexts()))
             },
             end: { error in error.map { continuation.finish(throwing: $0) } ?? continuation.finish() })
     }

@@ -2,7 +2,8 @@ import Foundation
 
 extension DictationTranscriber {
     /// What the audio is like, as in Apple's Speech. Ours accept and store every hint; `shortForm` shortens the
-    /// step between volatile results and decodes greedily, the others change nothing.
+    /// step between volatile results and decodes greedily (unless alternatives are asked for), the others change
+    /// nothing.
     public struct ContentHint: Sendable, Hashable {
         enum Kind: Sendable, Hashable {
             case shortForm, farField, atypicalSpeech
@@ -44,7 +45,9 @@ extension DictationTranscriber {
     public enum ReportingOption: Hashable, Sendable, CaseIterable {
         /// Deliver volatile (provisional) results as audio arrives, replaced by final ones later.
         case volatileResults
-        /// Deliver alternative transcriptions in `Result.alternatives` (ours: one).
+        /// Deliver alternative transcriptions in `Result.alternatives`. Ours: the beam search's other finished
+        /// hypotheses for each final result of final-only transcription (beam search even with `shortForm`);
+        /// volatile mode has one (see `Result.alternatives`).
         case alternativeTranscriptions
         /// Finalize sooner: volatile text is re-decoded every half second, so agreed words commit sooner.
         case frequentFinalization

@@ -19,7 +19,15 @@ public final class SpeechTranscriber: LocaleDependentSpeechModule, AnalyzerDrive
         public let resultsFinalizationTime: CMTime
         /// The best transcription: `alternatives[0]`.
         public var text: AttributedString { alternatives[0] }
-        /// Transcriptions, most likely first (just one unless `.alternativeTranscriptions` is set).
+        /// Transcriptions of this range, most likely first; never empty. Apple's lists other interpretations when
+        /// `.alternativeTranscriptions` is set, else one.
+        ///
+        /// Ours, with `.alternativeTranscriptions`: the texts the beam search finished with (or, where decoding
+        /// fell back to sampling, the samples) for the same stretch of audio (same start and end timestamps),
+        /// ranked by the length-normalised score that picks the best, distinct, at most the beam size. The first keeps the attributes; the others are plain text, with the result's
+        /// `audioTimeRange` over all of it when asked. Only final results of final-only transcription with a beam
+        /// (the default of 5, or `EngineConfiguration.beamSize` ≥ 2) can have several; volatile mode and greedy
+        /// decoding give one, as does a segment no other hypothesis ends at the same time.
         public let alternatives: [AttributedString]
 
         init(range: CMTimeRange, resultsFinalizationTime: CMTime, alternatives: [AttributedString]) {
@@ -69,7 +77,8 @@ public final class SpeechTranscriber: LocaleDependentSpeechModule, AnalyzerDrive
                 wordTimes: attributeOptions.contains(.audioTimeRange) || engineConfiguration.wordTimestamps,
                 timeRangeAttributes: attributeOptions.contains(.audioTimeRange),
                 confidence: attributeOptions.contains(.transcriptionConfidence),
-                etiquette: transcriptionOptions.contains(.etiquetteReplacements)),
+                etiquette: transcriptionOptions.contains(.etiquetteReplacements),
+                alternatives: reportingOptions.contains(.alternativeTranscriptions)),
             output: { continuation.yield($0) },
             end: { error in error.map { continuation.finish(throwing: $0) } ?? continuation.finish() })
     }

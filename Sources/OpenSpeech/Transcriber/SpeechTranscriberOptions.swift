@@ -9,7 +9,8 @@ extension SpeechTranscriber {
     public enum ReportingOption: Hashable, Sendable, CaseIterable {
         /// Deliver volatile (provisional) results as audio arrives, replaced by final ones later.
         case volatileResults
-        /// Deliver alternative transcriptions in `Result.alternatives`.
+        /// Deliver alternative transcriptions in `Result.alternatives`. Ours: the beam search's other finished
+        /// hypotheses for each final result of final-only transcription (see `Result.alternatives`).
         case alternativeTranscriptions
         /// Favour latency over accuracy: volatile results every 0.5 s instead of every second.
         case fastResults

@@ -6,9 +6,10 @@ import SpeechEngine
 /// Runs a transcriber's audio through the Whisper engine and turns segments and words into results.
 ///
 /// Final-only mode buffers audio and transcribes it long-form (as faster-whisper does) when finalized, or in
-/// five-minute stretches as it grows, keeping the last 30 s for the next stretch. Volatile mode re-decodes the
-/// uncommitted tail every step and commits the words two consecutive decodings agree on (LocalAgreement-2);
-/// committed audio leaves the window and committed text becomes the prompt.
+/// five-minute stretches as it grows, keeping the last 30 s for the next stretch; beside a `SpeechDetector` it
+/// transcribes only the detector's speech, in segments of at most 30 s (`SpeechSegmentPlan`). Volatile mode
+/// re-decodes the uncommitted tail every step and commits the words two consecutive decodings agree on
+/// (LocalAgreement-2); committed audio leaves the window and committed text becomes the prompt.
 actor TranscriptionProcessor: ModuleProcessor {
     struct Settings: Sendable {
         var locale: Locale
@@ -20,6 +21,8 @@ actor TranscriptionProcessor: ModuleProcessor {
         var timeRangeAttributes: Bool
         var confidence: Bool
         var etiquette: Bool
+        /// Final-only results carry the beam's other hypotheses as alternatives.
+        var alternatives: Bool = false
     }
 
     static let rate = 16_000.0
@@ -38,6 +41,8 @@ actor TranscriptionProcessor: ModuleProcessor {
     private var finished = false
     /// Set when a `SpeechDetector` shares the analyzer: audio it calls silence gets no text.
     private var speechGate: SpeechGate?
+    /// Samples final-only transcription has given the engine (with a detector, only its speech segments).
+    private(set) var offlineSamplesTranscribed = 0
 
     /// Audio not yet finalized; `bufferStart` is the timeline sample of its first element.
     private var buffer: [Float] = []
@@ -94,11 +99,14 @@ actor TranscriptionProcessor: ModuleProcessor {
         session = WhisperSession(model: loaded, maxBeams: settings.beamSize)
     }
 
-    /// Follows the settings of a `SpeechDetector` among the analyzer's modules (nil: there is none).
-    func useSpeechGate(_ configuration: SpeechGate.Configuration?) {
-        guard speechGate?.configuration != configuration else { return }
-        speechGate = configuration.map(SpeechGate.init)
+    /// Follows the speech regions of a `SpeechDetector` among the analyzer's modules (nil: there is none).
+    func useSpeechGate(_ regions: SpeechRegionLog?) {
+        guard speechGate?.regions !== regions else { return }
+        speechGate = regions.map(SpeechGate.init)
     }
+
+    /// The detector regions the gate reads, if a detector shares the analyzer.
+    var gateRegions: SpeechRegionLog? { speechGate?.regions }
 
     func setContext(_ context: AnalysisContext) {
         contextPrompt = context.allContextualStrings.joined(separator: ", ")
@@ -106,7 +114,6 @@ actor TranscriptionProcessor: ModuleProcessor {
 
     func append(_ samples: [Float], at start: Int64) async throws {
         guard !finished else { return }
-        speechGate?.append(samples, at: start)
         let bufferEnd = bufferStart + Int64(buffer.count)
         if start > bufferEnd {
             // Skipped audio: what came before is complete.
@@ -164,36 +171,75 @@ actor TranscriptionProcessor: ModuleProcessor {
     }
 
     /// Transcribes buffered audio up to `endSample`. Unless `final`, only segments ending 30 s before it are
-    /// emitted; the rest is transcribed again with more audio after it.
+    /// emitted; the rest is transcribed again with more audio after it. With a detector, only its speech is
+    /// transcribed (`transcribeSpeech`).
     private func transcribeOffline(through endSample: Int64, final: Bool) throws {
+        if let speechGate { return try transcribeSpeech(through: endSample, final: final, gate: speechGate) }
         guard let session else { throw notPrepared() }
         let count = Int(endSample - bufferStart)
         let offset = Double(bufferStart) / Self.rate
         var options = engineOptions()
         options.initialPromptTokens = promptTokens(promptText)
-        // With a detector, the model hears only speech; without any, it is not run.
-        let samples = Array(buffer[0..<count])
-        let gated = speechGate.map { $0.gated(samples, from: bufferStart) } ?? samples
-        let segments = try gated.map { try session.transcribe(samples: $0, options: options) } ?? []
+        let segments = try session.transcribe(samples: Array(buffer[0..<count]), options: options)
+        offlineSamplesTranscribed += count
         let keepUntil = final ? Double(count) / Self.rate : Double(count) / Self.rate - 30
-        var consumed = final ? count : gated == nil ? max(0, count - Int(30 * Self.rate)) : 0
-        // Whisper's timestamps can pass the end of the audio (windows are padded to 30 s): clamp them.
-        let audioEnd = offset + Double(count) / Self.rate
+        var consumed = final ? count : max(0, count - Int(30 * Self.rate))
         for segment in segments where final || segment.end <= keepUntil {
             consumed = max(consumed, min(count, Int((segment.end * Self.rate).rounded())))
-            guard let segment = speechGate.map({ $0.keep(segment, offset: offset) }) ?? segment else { continue }
-            let words = segment.words?.map { word in
-                var shifted = word
-                shifted.start = min(offset + word.start, audioEnd)
-                shifted.end = min(offset + word.end, audioEnd)
-                return shifted
-            }
-            emitFinal(words: words, text: segment.text, start: min(offset + segment.start, audioEnd),
-                      end: min(offset + segment.end, audioEnd), confidence: exp(segment.avgLogProb))
+            emitOffline(segment, offset: offset, audioEnd: offset + Double(count) / Self.rate)
         }
         buffer.removeFirst(consumed)
         bufferStart += Int64(consumed)
         finalizedThrough = max(finalizedThrough, bufferStart)
+    }
+
+    /// Beside a detector: splits the buffered audio up to `endSample` into the speech segments of
+    /// `SpeechSegmentPlan` and transcribes each on its own, its times shifted back onto the timeline, so silence
+    /// costs nothing and no text can be invented in it. Unless `final`, the last segment waits for the audio after
+    /// it (speech may go on).
+    ///
+    /// The segments are independent (one prompt for all, no state passed between them): they are what a batched
+    /// engine would run through the encoder together.
+    private func transcribeSpeech(through endSample: Int64, final: Bool, gate: SpeechGate) throws {
+        guard let session else { throw notPrepared() }
+        let count = Int(endSample - bufferStart)
+        var options = engineOptions()
+        options.initialPromptTokens = promptTokens(promptText)
+        var segments = SpeechSegmentPlan.segments(speech: gate.speech(in: bufferStart..<endSample),
+                                                  samples: buffer[0..<count], start: bufferStart)
+        var consumed = count
+        if !final {
+            let waiting = segments.popLast()
+            consumed = waiting.map { Int($0.lowerBound - bufferStart) } ?? max(0, count - Int(30 * Self.rate))
+        }
+        for segment in segments {
+            let lower = Int(segment.lowerBound - bufferStart), upper = Int(segment.upperBound - bufferStart)
+            // Short pauses inside a segment are muted, as the gate mutes all it calls silence.
+            guard let samples = gate.gated(Array(buffer[lower..<upper]), from: segment.lowerBound) else { continue }
+            offlineSamplesTranscribed += samples.count
+            let offset = Double(segment.lowerBound) / Self.rate
+            for piece in try session.transcribe(samples: samples, options: options) {
+                guard let piece = gate.keep(piece, offset: offset) else { continue }
+                emitOffline(piece, offset: offset, audioEnd: Double(segment.upperBound) / Self.rate)
+            }
+        }
+        buffer.removeFirst(consumed)
+        bufferStart += Int64(consumed)
+        finalizedThrough = max(finalizedThrough, bufferStart)
+    }
+
+    /// Emits a segment the engine found in audio starting at `offset` seconds on the timeline as a final result.
+    /// Whisper's timestamps can pass the end of the audio (windows are padded to 30 s): they are clamped to `audioEnd`.
+    private func emitOffline(_ segment: Segment, offset: Double, audioEnd: Double) {
+        let words = segment.words?.map { word in
+            var shifted = word
+            shifted.start = min(offset + word.start, audioEnd)
+            shifted.end = min(offset + word.end, audioEnd)
+            return shifted
+        }
+        emitFinal(words: words, text: segment.text, start: min(offset + segment.start, audioEnd),
+                  end: min(offset + segment.end, audioEnd), confidence: exp(segment.avgLogProb),
+                  alternatives: segment.alternatives)
     }
 
     // MARK: Volatile transcription (LocalAgreement-2)
@@ -305,15 +351,29 @@ actor TranscriptionProcessor: ModuleProcessor {
 
     // MARK: Results
 
-    private func emitFinal(words: [Word]?, text: String, start: Double, end: Double, confidence: Double) {
+    /// `alternatives`: the engine's texts for the segment, its own first (`Segment.alternatives`).
+    private func emitFinal(words: [Word]?, text: String, start: Double, end: Double, confidence: Double,
+                           alternatives: [String]? = nil) {
         let (words, text) = RepetitionGuard.cut(words: words, text: text)
         guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { return }
         let string = attributed(words: words, text: text, start: start, end: end, confidence: confidence)
         let range = CMTimeRange(start: Self.time(start), end: Self.time(max(end, start)))
-        output(SpeechTranscriber.Result(range: range, resultsFinalizationTime: range.end, alternatives: [string]))
+        let others = settings.alternatives ? otherAlternatives(alternatives, start: start, end: end) : []
+        output(SpeechTranscriber.Result(range: range, resultsFinalizationTime: range.end,
+                                        alternatives: ([string] + others).distinctTexts()))
         if !settings.volatile { promptText = (promptText + text).suffix(2_000).description }
         emittedText = true
         showingVolatile = false
+    }
+
+    /// The engine's texts after the first, cleaned as the best one is, without repetition loops or blanks: plain
+    /// text, with the result's time range over all of it when asked (the words' times are the best one's only).
+    private func otherAlternatives(_ texts: [String]?, start: Double, end: Double) -> [AttributedString] {
+        (texts ?? []).dropFirst().compactMap { text in
+            let text = RepetitionGuard.cut(words: nil, text: text).text
+            guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }
+            return attributed(words: nil, text: text, start: start, end: end, confidence: nil)
+        }
     }
 
     /// Text with word runs carrying `audioTimeRange` and `transcriptionConfidence` as the options ask.
@@ -352,6 +412,8 @@ actor TranscriptionProcessor: ModuleProcessor {
         options.beamSize = settings.beamSize
         options.bestOf = settings.beamSize
         options.wordTimestamps = settings.wordTimes
+        // Volatile mode commits agreed words, not the beam's segments: it has no alternatives to keep.
+        options.alternatives = settings.alternatives && !settings.volatile
         if let model, model.tokenizer.isMultilingual {
             options.language = LocaleModelResolver.whisperLanguage(of: settings.locale)
         }

@@ -1,9 +1,11 @@
 extension WindowDecoding {
     /// Beam search as CTranslate2 runs it: the beams decoded as one batch, the 2·beam best
     /// continuations kept, finished hypotheses replaced by the next unfinished candidates, stopping
-    /// once `beam · patience` hypotheses have finished; the best by length-normalised score wins.
+    /// once `beam · patience` hypotheses have finished; the best by length-normalised score wins. With
+    /// `keepHypotheses`, the finished hypotheses, ranked by that score, go with it (at most `beamSize`).
     func beamSearch(startToken: Int, startStep: Int, maxLength: Int, beamSize: Int, patience: Double,
-                            lengthPenalty: Double, noSpeech: Double, noSpeechAtStart: Bool) -> WindowResult {
+                    lengthPenalty: Double, noSpeech: Double, noSpeechAtStart: Bool,
+                    keepHypotheses: Bool = false) -> WindowResult {
         let vocabulary = decoder.weights.dimensions.vocabularySize
         let candidates = 2 * beamSize
         let maxHypotheses = max(1, Int((Double(beamSize) * patience).rounded()))
@@ -68,6 +70,8 @@ extension WindowDecoding {
             return WindowResult(tokens: sequences.first ?? [], cumulativeLogProb: Double(scores.first ?? 0),
                                 noSpeechProb: noSpeech)
         }
-        return WindowResult(tokens: best.tokens, cumulativeLogProb: best.cumulative, noSpeechProb: noSpeech)
+        var result = WindowResult(tokens: best.tokens, cumulativeLogProb: best.cumulative, noSpeechProb: noSpeech)
+        if keepHypotheses { result.hypotheses = ranked(finished.map { ($0.tokens, $0.score) }, limit: beamSize) }
+        return result
     }
 }

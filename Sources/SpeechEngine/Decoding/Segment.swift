@@ -18,6 +18,10 @@ public struct Segment: Sendable, Equatable {
     public var temperature: Double
     /// Words with times, when word timestamps were asked for.
     public var words: [Word]?
+    /// This segment's text in each of its window's hypotheses that spans the same stretch of audio (the same
+    /// start and end timestamps), best first by the decoder's length-normalised score, so the first is `text`;
+    /// distinct texts, at most the beam size (or `bestOf`). Nil unless `TranscriptionOptions.alternatives`.
+    public var alternatives: [String]?
 }
 
 /// A word with its time and probability (from cross-attention alignment).

@@ -34,6 +34,10 @@ public struct TranscriptionOptions: Sendable {
     public var maxNewTokens: Int?
     /// Seed of the sampler used at temperatures above 0.
     public var seed: UInt64 = 0
+    /// Not in faster-whisper: keep each window's ranked hypotheses (beam search's finished ones, or the
+    /// `bestOf` samples above temperature 0) and give every segment the texts they have for its stretch of
+    /// audio in `Segment.alternatives`. Off, nothing is kept and decoding is unchanged.
+    public var alternatives = false
 
     public init(language: String? = nil, task: Task = .transcribe, beamSize: Int = 5) {
         self.language = language

@@ -58,6 +58,12 @@ public final class WhisperSession {
                                           segmentDuration: segmentDuration, seek: seek)
             seek = split.seek
             var pieces = split.segments
+            if options.alternatives {
+                addAlternatives(to: &pieces, from: attempt.result) {
+                    splitByTimestamps($0, timeOffset: timeOffset, segmentSize: segmentSize,
+                                      segmentDuration: segmentDuration, seek: previousSeek).segments
+                }
+            }
             if options.wordTimestamps {
                 addWordTimestamps(&pieces, sotSequence: sotSequence, language: language, options: options,
                                   numFrames: segmentSize, seek: previousSeek, lastSpeechTimestamp: lastSpeechTimestamp)
@@ -75,7 +81,8 @@ public final class WhisperSession {
                     id: segments.count + 1, seek: previousSeek, start: piece.start, end: piece.end, text: text,
                     tokens: piece.tokens, avgLogProb: attempt.averageLogProb,
                     compressionRatio: attempt.compressionRatio, noSpeechProb: attempt.result.noSpeechProb,
-                    temperature: attempt.temperature, words: options.wordTimestamps ? piece.words : nil))
+                    temperature: attempt.temperature, words: options.wordTimestamps ? piece.words : nil,
+                    alternatives: piece.alternatives))
             }
             if !options.conditionOnPreviousText || attempt.temperature > options.promptResetOnTemperature {
                 promptResetSince = allTokens.count
@@ -106,6 +113,13 @@ public final class WhisperSession {
         var pieces = splitByTimestamps(attempt.result.tokens, timeOffset: 0, segmentSize: frames,
                                        segmentDuration: Double(frames) / Self.framesPerSecond, seek: 0,
                                        keepUnfinished: true).segments
+        if options.alternatives {
+            addAlternatives(to: &pieces, from: attempt.result) {
+                splitByTimestamps($0, timeOffset: 0, segmentSize: frames,
+                                  segmentDuration: Double(frames) / Self.framesPerSecond, seek: 0,
+                                  keepUnfinished: true).segments
+            }
+        }
         if options.wordTimestamps {
             addWordTimestamps(&pieces, sotSequence: sotSequence, language: language, options: options,
                               numFrames: frames, seek: 0, lastSpeechTimestamp: 0)
@@ -118,7 +132,8 @@ public final class WhisperSession {
                            compressionRatio: attempt.compressionRatio, noSpeechProb: attempt.result.noSpeechProb,
                            temperature: attempt.temperature,
                            words: piece.words?.map { Word(start: $0.start + timeOffset, end: $0.end + timeOffset,
-                                                          word: $0.word, probability: $0.probability) })
+                                                          word: $0.word, probability: $0.probability) },
+                           alternatives: piece.alternatives)
         }
     }
 
@@ -241,7 +256,7 @@ public final class WhisperSession {
             let result = decoding.decode(prompt: prompt, temperature: temperature, beamSize: options.beamSize,
                                          bestOf: options.bestOf, patience: options.patience,
                                          lengthPenalty: options.lengthPenalty, maxNewTokens: options.maxNewTokens,
-                                         generator: &generator)
+                                         keepHypotheses: options.alternatives, generator: &generator)
             let text = model.tokenizer.decode(result.tokens).trimmingCharacters(in: .whitespacesAndNewlines)
             let attempt = Attempt(result: result, averageLogProb: result.averageLogProb, temperature: temperature,
                                   compressionRatio: CompressionRatio.of(text))
@@ -264,6 +279,8 @@ public final class WhisperSession {
         var start: Double, end: Double
         var tokens: [Int]
         var words: [Word]?
+        /// Texts of this stretch in the window's hypotheses, when asked for (`addAlternatives`).
+        var alternatives: [String]?
     }
 
     /// Splits a window's tokens at pairs of timestamps (faster-whisper's `_split_segments_by_timestamps`).

@@ -6,6 +6,9 @@ struct WindowResult {
     var cumulativeLogProb: Double
     /// Probability of the no-speech token at the start of the transcript.
     var noSpeechProb: Double
+    /// The finished hypotheses' tokens (end of text excluded), best first, `tokens` among them: kept only when
+    /// asked for (`TranscriptionOptions.alternatives`), else empty.
+    var hypotheses: [[Int]] = []
     /// faster-whisper's average: the length-normalised score times the length, over length + 1.
     var averageLogProb: Double {
         let length = Double(tokens.count)
@@ -22,9 +25,11 @@ struct WindowDecoding {
     let filter: LogitFilter
     let textContext: Int
 
-    /// Decodes after `prompt` (previous text, start of transcript, language, task...).
+    /// Decodes after `prompt` (previous text, start of transcript, language, task...). With `keepHypotheses`,
+    /// the result also holds the ranked finished hypotheses (beam search) or samples (temperature above 0).
     func decode(prompt: [Int], temperature: Double, beamSize: Int, bestOf: Int, patience: Double,
-                lengthPenalty: Double, maxNewTokens: Int?, generator: inout SeededGenerator) -> WindowResult {
+                lengthPenalty: Double, maxNewTokens: Int?, keepHypotheses: Bool = false,
+                generator: inout SeededGenerator) -> WindowResult {
         let vocabulary = decoder.weights.dimensions.vocabularySize
         let sotIndex = prompt.firstIndex(of: tokenizer.sot) ?? 0
         var promptLength = sotIndex
@@ -47,6 +52,7 @@ struct WindowDecoding {
         if temperature > 0 {
             // best_of samples, the best by length-normalised score.
             var best: WindowResult? = nil, bestScore = -Double.infinity
+            var samples: [(tokens: [Int], score: Double)] = []
             for _ in 0..<max(1, bestOf) {
                 var ns = noSpeech
                 let result = greedy(startToken: startToken, startStep: startStep, maxLength: maxLength,
@@ -54,13 +60,15 @@ struct WindowDecoding {
                                     generator: &generator)
                 let score = result.cumulativeLogProb / libmPow(Double(max(result.tokens.count, 1)), lengthPenalty)
                 if best == nil || score > bestScore { best = result; bestScore = score }
+                if keepHypotheses { samples.append((result.tokens, score)) }
             }
+            if keepHypotheses { best!.hypotheses = ranked(samples, limit: max(1, bestOf)) }
             return best!
         }
         if beamSize > 1 {
             return beamSearch(startToken: startToken, startStep: startStep, maxLength: maxLength, beamSize: beamSize,
                               patience: patience, lengthPenalty: lengthPenalty, noSpeech: noSpeech,
-                              noSpeechAtStart: sotIsStart)
+                              noSpeechAtStart: sotIsStart, keepHypotheses: keepHypotheses)
         }
         var ns = noSpeech
         return greedy(startToken: startToken, startStep: startStep, maxLength: maxLength, temperature: 0,

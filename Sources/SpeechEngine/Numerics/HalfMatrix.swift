@@ -17,32 +17,44 @@ final class HalfMatrix: @unchecked Sendable {
 
     deinit { storage.deallocate() }
 
-    /// `Y[b, r] = Σ_c W[r, c] · X[b, c]` for `count` input rows X (`count × columns`) into Y
-    /// (`count × rows`), streaming the weights once for all inputs (a beam's rows); large matrices are
-    /// split into slices of W's rows over `parallel`'s threads. `scratch` holds at least `count · columns` floats.
-    func multiply(_ x: UnsafePointer<Float>, count: Int, into y: UnsafeMutablePointer<Float>,
-                  scratch: UnsafeMutablePointer<Float>, parallel: Parallel = .serial) {
-        // Weights are read as 32-bit lanes holding two halves: lane j of a 16-half chunk has
-        // element 2j in its low half and 2j+1 in its high half. Split each x the same way once.
+    /// `Y[b, r] = Σ_c W[r, c] · X[b, c]` (or `Y +=` with `accumulate`) for `inputRows` rows X
+    /// (`inputRows × columns`) into Y (`inputRows × rows`). Large matrices are split into slices of W's rows
+    /// over `parallel`'s threads.
+    ///
+    /// One row (greedy decoding) is bound by memory bandwidth: a kernel widens the halves as it streams them.
+    /// Several rows (a beam, a prompt) are bound by arithmetic, which baseline x86-64 code does at a quarter
+    /// of the CPU's vector width: blocks of W are widened to fp32 in cache once and multiplied by BLAS.
+    func multiply(_ x: UnsafePointer<Float>, rows inputRows: Int, into y: UnsafeMutablePointer<Float>,
+                  accumulate: Bool = false, scratch: Buffer, parallel: Parallel = .serial) {
+        guard inputRows > 0 else { return }
+        let minimumSlice = Swift.max(Self.blockRows, Self.minimumWeightsPerThread / columns)
+        let slices = parallel.sliceCount(of: rows, minimumSlice: minimumSlice)
+        let space = scratch.reserve(inputRows * columns + (inputRows > 1 ? slices * Self.blockRows * columns : 0))
+        // Weights are read as 32-bit lanes holding two halves: lane j of a 16-half chunk has element 2j in
+        // its low half and 2j+1 in its high half. Inputs are reordered the same way once: evens, then odds.
         let half = columns / 2
-        for b in 0..<count {
-            let even = scratch + b * columns, odd = even + half, source = x + b * columns
+        for b in 0..<inputRows {
+            let even = space + b * columns, odd = even + half, source = x + b * columns
             for i in 0..<half { even[i] = source[2 * i]; odd[i] = source[2 * i + 1] }
         }
-        let inputs = UnsafeRawPointer(scratch)
-        parallel.forEachSlice(of: rows, minimumSlice: Self.minimumWeightsPerThread / columns) { _, slice in
-            if count == 1 {
-                multiplyOne(inputs, rows: slice, into: y)
+        let blocks = space + inputRows * columns
+        parallel.forEachSlice(of: rows, minimumSlice: minimumSlice) { slice, range in
+            if inputRows == 1 {
+                multiplyOne(UnsafeRawPointer(space), rows: range, into: y, accumulate: accumulate)
             } else {
-                multiplyMany(inputs, count: count, rows: slice, into: y)
+                multiplyBlocked(space, count: inputRows, rows: range, into: y, accumulate: accumulate,
+                                block: blocks + slice * Self.blockRows * columns)
             }
         }
     }
 
     /// Below this many weights per thread, a product stays on one thread (the hand-off costs more).
     private static let minimumWeightsPerThread = 256 * 1024
+    /// Rows of W widened at a time for BLAS: 64 × 512 floats (128 KiB) stay in the core's L2 cache.
+    private static let blockRows = 64
 
-    private func multiplyOne(_ inputs: UnsafeRawPointer, rows slice: Range<Int>, into y: UnsafeMutablePointer<Float>) {
+    private func multiplyOne(_ inputs: UnsafeRawPointer, rows slice: Range<Int>, into y: UnsafeMutablePointer<Float>,
+                             accumulate: Bool) {
         let base = UnsafeRawPointer(storage)
         let rowBytes = columns * 2, halfBytes = columns * 2
         for r in slice {
@@ -56,43 +68,35 @@ final class HalfMatrix: @unchecked Sendable {
                     * inputs.loadUnaligned(fromByteOffset: halfBytes + offset, as: SIMD8<Float>.self)
                 offset += 32
             }
-            y[r] = (accumulatorEven + accumulatorOdd).sum()
+            let sum = (accumulatorEven + accumulatorOdd).sum()
+            y[r] = accumulate ? y[r] + sum : sum
         }
     }
 
-    private func multiplyMany(_ inputs: UnsafeRawPointer, count: Int, rows slice: Range<Int>,
-                              into y: UnsafeMutablePointer<Float>) {
+    /// Widens `blockRows` rows of W at a time into `block` (each row reordered evens-then-odds, as the
+    /// inputs are) and multiplies them with `sgemm`.
+    private func multiplyBlocked(_ inputs: UnsafePointer<Float>, count: Int, rows slice: Range<Int>,
+                                 into y: UnsafeMutablePointer<Float>, accumulate: Bool,
+                                 block: UnsafeMutablePointer<Float>) {
         let base = UnsafeRawPointer(storage)
-        let rowBytes = columns * 2, inputBytes = columns * 4, halfBytes = columns * 2
-        withUnsafeTemporaryAllocation(of: SIMD8<Float>.self, capacity: count) { accumulators in
-            for r in slice {
-                let row = base + r * rowBytes
-                for b in 0..<count { accumulators[b] = SIMD8<Float>() }
+        let rowBytes = columns * 2, half = columns / 2
+        var start = slice.lowerBound
+        while start < slice.upperBound {
+            let blockCount = Swift.min(Self.blockRows, slice.upperBound - start)
+            for r in 0..<blockCount {
+                let row = base + (start + r) * rowBytes
+                let even = UnsafeMutableRawPointer(block + r * columns), odd = even + half * 4
                 var offset = 0
                 while offset < rowBytes {
                     let w = row.loadUnaligned(fromByteOffset: offset, as: SIMD8<UInt32>.self)
-                    let even = Self.widen(w &<< 16), odd = Self.widen(w & 0xFFFF_0000)
-                    for b in 0..<count {
-                        let input = inputs + b * inputBytes
-                        accumulators[b] += even * input.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
-                            + odd * input.loadUnaligned(fromByteOffset: halfBytes + offset, as: SIMD8<Float>.self)
-                    }
+                    even.storeBytes(of: Self.widen(w &<< 16), toByteOffset: offset, as: SIMD8<Float>.self)
+                    odd.storeBytes(of: Self.widen(w & 0xFFFF_0000), toByteOffset: offset, as: SIMD8<Float>.self)
                     offset += 32
                 }
-                for b in 0..<count { y[b * rows + r] = accumulators[b].sum() }
             }
-        }
-    }
-
-    /// `Y = X · Wᵀ` for any number of input rows, in blocks of up to 8 sharing one pass over W.
-    /// `scratch` holds at least `8 · columns` floats.
-    func multiply(_ x: UnsafePointer<Float>, rows inputRows: Int, into y: UnsafeMutablePointer<Float>,
-                  scratch: UnsafeMutablePointer<Float>, parallel: Parallel = .serial) {
-        var start = 0
-        while start < inputRows {
-            let count = min(8, inputRows - start)
-            multiply(x + start * columns, count: count, into: y + start * rows, scratch: scratch, parallel: parallel)
-            start += count
+            BLAS.gemm(m: count, n: blockCount, k: columns, a: inputs, lda: columns, b: block, ldb: columns,
+                      transposeB: true, c: y + start, ldc: rows, beta: accumulate ? 1 : 0)
+            start += blockCount
         }
     }
 

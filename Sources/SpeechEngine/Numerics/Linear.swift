@@ -31,7 +31,7 @@ struct Linear: Sendable {
         case .full(let t):
             BLAS.linear(x, rows: rows, weight: t, bias: bias, into: y, parallel: parallel)
         case .half(let h):
-            h.multiply(x, rows: rows, into: y, scratch: scratch.reserve(8 * h.columns), parallel: parallel)
+            h.multiply(x, rows: rows, into: y, scratch: scratch, parallel: parallel)
             Vector.addRows(bias.pointer, to: y, rows: rows, columns: h.rows)
         }
     }
@@ -43,10 +43,7 @@ struct Linear: Sendable {
         case .full(let t):
             Residual.linear(x, rows: rows, weight: t, bias: bias, addingTo: y, parallel: parallel)
         case .half(let h):
-            let space = scratch.reserve(8 * h.columns + rows * h.rows)
-            let product = space + 8 * h.columns
-            h.multiply(x, rows: rows, into: product, scratch: space, parallel: parallel)
-            Vector.add(product, to: y, count: rows * h.rows)
+            h.multiply(x, rows: rows, into: y, accumulate: true, scratch: scratch, parallel: parallel)
             Vector.addRows(bias.pointer, to: y, rows: rows, columns: h.rows)
         }
     }

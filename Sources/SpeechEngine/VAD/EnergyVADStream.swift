@@ -1,7 +1,9 @@
 import Foundation
 
 /// The fallback detector when Silero VAD is not installed: a chunk's level in dBFS against an adaptive noise floor,
-/// mapped to a probability with a logistic curve. Steady sounds (hum, noise, tones) become the floor and score low.
+/// mapped to a probability with a logistic curve. Steady sounds (hum, noise, tones) become the floor and score low;
+/// a chunk is scored by the median level of itself and the two before it, so a lone click (one loud chunk) is not
+/// speech.
 public final class EnergyVADStream: VoiceActivityDetector {
     /// Level above the noise floor, in dB, that scores 0.5.
     public var marginDecibels: Float = 10
@@ -14,6 +16,8 @@ public final class EnergyVADStream: VoiceActivityDetector {
     private static let chunk = VoiceActivityDetection.chunkLength
     private var pending: [Float] = []
     private var noiseFloor: Float?
+    /// The levels of the two chunks before the next one, oldest first (the first chunk stands in for missing ones).
+    private var previousLevels: (Float, Float)?
 
     public init() { pending.reserveCapacity(Self.chunk) }
 
@@ -46,6 +50,7 @@ public final class EnergyVADStream: VoiceActivityDetector {
     public func reset() {
         pending.removeAll(keepingCapacity: true)
         noiseFloor = nil
+        previousLevels = nil
         chunksProcessed = 0
     }
 
@@ -61,6 +66,9 @@ public final class EnergyVADStream: VoiceActivityDetector {
         noiseFloor = floor
         chunksProcessed += 1
         let threshold = max(floor + marginDecibels, absoluteFloorDecibels)
-        return 1 / (1 + exp(-(level - threshold) / 2))
+        var median = level
+        if let (a, b) = previousLevels { median = max(min(a, b), min(max(a, b), level)) }
+        previousLevels = (previousLevels?.1 ?? level, level)
+        return 1 / (1 + exp(-(median - threshold) / 2))
     }
 }

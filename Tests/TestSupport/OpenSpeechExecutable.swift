@@ -1,8 +1,8 @@
 import Foundation
 
 /// The built `openspeech` tool, beside the test bundle in the build products folder.
-enum OpenSpeechExecutable {
-    static let url: URL? = {
+public enum OpenSpeechExecutable {
+    public static let url: URL? = {
         var candidates: [URL] = []
         if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
             candidates.append(URL(fileURLWithPath: exe).deletingLastPathComponent())
@@ -20,7 +20,7 @@ enum OpenSpeechExecutable {
     }()
 
     /// Starts the tool with `arguments` and extra environment; stdout and stderr are captured to files.
-    static func start(_ arguments: [String], environment: [String: String], output: URL) throws -> Process {
+    public static func start(_ arguments: [String], environment: [String: String], output: URL) throws -> Process {
         guard let url else { throw LocateError() }
         let process = Process()
         process.executableURL = url
@@ -36,7 +36,7 @@ enum OpenSpeechExecutable {
     }
 
     /// Runs the tool to completion; returns its exit status and combined output.
-    static func run(_ arguments: [String], environment: [String: String]) async throws -> (status: Int32, output: String) {
+    public static func run(_ arguments: [String], environment: [String: String]) async throws -> (status: Int32, output: String) {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("openspeech-out-\(UUID()).txt")
         defer { try? FileManager.default.removeItem(at: log) }
         let process = try start(arguments, environment: environment, output: log)

@@ -1,0 +1,56 @@
+import Synchronization
+
+/// The speech a `SpeechDetector` has found so far, shared with the transcribers of its analyzer: the detector's
+/// processor writes it as it scores audio, the transcribers' gates read it. So an analyzer runs one voice activity
+/// stream, the detector's, and a transcriber's gate agrees with the detector's results by construction.
+///
+/// Positions are 16 kHz timeline samples. The analyzer gives audio to detectors before transcribers, so a gate reads
+/// regions for the audio it is given (all but a partial 32 ms chunk).
+final class SpeechRegionLog: Sendable {
+    /// What the detector knows.
+    struct State: Sendable, Equatable {
+        /// The timeline sample of the first audio the detector received; nil before any.
+        var start: Int64?
+        /// Just after the last audio the detector received.
+        var end: Int64 = 0
+        /// Closed speech regions (padded), in time order.
+        var regions: [Range<Int64>] = []
+        /// Where the speech in progress began (padded), if speech is in progress.
+        var openStart: Int64?
+    }
+
+    private let state = Mutex(State())
+
+    init() {}
+
+    /// Records what the detector's tracker knows after a step: the regions the step closed, how far audio has come,
+    /// the speech in progress.
+    func record(closed: [Range<Int64>], from tracker: SpeechRegionTracker) {
+        state.withLock { state in
+            if state.start == nil { state.start = tracker.origin }
+            state.regions += closed
+            state.end = max(state.end, tracker.end)
+            state.openStart = tracker.openRegionStart
+        }
+    }
+
+    /// The closed regions that overlap `range` once widened by `margin` on each side, in time order; and what else
+    /// is known (the start of the detector's audio, its end and the speech in progress).
+    func snapshot(overlapping range: Range<Int64>, margin: Int64) -> State {
+        state.withLock { state in
+            // Regions are sorted and disjoint: binary search for the first one ending after the range starts.
+            var low = 0, high = state.regions.count
+            while low < high {
+                let mid = (low + high) / 2
+                if state.regions[mid].upperBound + margin <= range.lowerBound { low = mid + 1 } else { high = mid }
+            }
+            var index = low
+            var regions: [Range<Int64>] = []
+            while index < state.regions.count, state.regions[index].lowerBound - margin < range.upperBound {
+                regions.append(state.regions[index])
+                index += 1
+            }
+            return State(start: state.start, end: state.end, regions: regions, openStart: state.openStart)
+        }
+    }
+}
