@@ -2,6 +2,13 @@
 // OpenSpeech: Apple's SpeechAnalyzer API for Linux on open Whisper models. Layers as in DESIGN.md §1.
 import PackageDescription
 
+/// `OPENSPEECH_TARGET_CPU=znver4` (any `-target-cpu` name, e.g. haswell, skylake-avx512) compiles the engine for
+/// that CPU: its Swift loops then use the CPU's vector width instead of baseline x86-64's SSE2. Opt-in, for a
+/// build on and for one machine (the binary will not run on older CPUs); SwiftPM allows it only in a root package.
+let engineSettings: [SwiftSetting] = Context.environment["OPENSPEECH_TARGET_CPU"].map {
+    [.unsafeFlags(["-target-cpu", $0])]
+} ?? []
+
 let package = Package(
     name: "OpenSpeech",
     platforms: [.macOS(.v15)],
@@ -39,7 +46,7 @@ let package = Package(
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
             resources: [.process("Resources")]),
-        .target(name: "SpeechEngine", dependencies: ["CBLAS"]),
+        .target(name: "SpeechEngine", dependencies: ["CBLAS"], swiftSettings: engineSettings),
         .target(name: "OpenSpeech", dependencies: ["SpeechAudio", "SpeechAssets", "SpeechEngine"]),
         // Normalizers and word error rate, shared by the tests and the benchmark.
         .target(name: "SpeechEvaluation"),

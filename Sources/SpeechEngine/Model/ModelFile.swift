@@ -59,6 +59,19 @@ struct ModelFile {
         variables[name] ?? aliases[name].flatMap { variables[$0] }
     }
 
+    /// Drops the mapped pages lying wholly inside `v` from resident memory once its values are copied out, so
+    /// loading peaks at the converted weights plus one variable rather than plus the whole file. The mapping is
+    /// a private read-only map of the file: pages touched again are read back from it, unchanged.
+    private func releasePages(of v: Variable) {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        data.withUnsafeBytes { raw in
+            let start = Int(bitPattern: raw.baseAddress! + v.offset)
+            let lower = (start + page - 1) / page * page, upper = (start + v.byteCount) / page * page
+            guard upper > lower, let address = UnsafeMutableRawPointer(bitPattern: lower) else { return }
+            _ = madvise(address, upper - lower, Int32(MADV_DONTNEED))
+        }
+    }
+
     /// An integer scalar (num_heads, flags).
     func integer(_ name: String) throws -> Int {
         guard let v = variable(name) else { throw ModelError.missingVariable(name) }
@@ -77,6 +90,7 @@ struct ModelFile {
     func halfMatrix(_ name: String) throws -> HalfMatrix {
         guard let v = variable(name), v.shape.count == 2 else { throw ModelError.missingVariable(name) }
         if v.dataType == .float16 {
+            defer { releasePages(of: v) }
             return data.withUnsafeBytes { raw in
                 HalfMatrix(rows: v.shape[0], columns: v.shape[1]) { out in
                     UnsafeMutableRawPointer(out).copyMemory(from: raw.baseAddress! + v.offset, byteCount: v.byteCount)
@@ -98,6 +112,7 @@ struct ModelFile {
         if v.dataType == .int8 || v.dataType == .int16 {
             scales = try tensor(name + "_scale").array
         }
+        defer { releasePages(of: v) }
         return try data.withUnsafeBytes { raw in
             let base = raw.baseAddress! + v.offset
             return try Tensor(shape: shape) { out in
