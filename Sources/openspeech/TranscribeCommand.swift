@@ -104,13 +104,13 @@ struct TranscribeCommand: AsyncParsableCommand {
     /// are allowed; without it the detector runs its energy fallback.
     private func ensureInstalled(_ transcriber: SpeechTranscriber, detector: SpeechDetector?,
                                  progress: ProgressLine) async throws {
-        if await AssetInventory.status(forModules: [transcriber]) != .installed && noDownload {
+        let modules: [any SpeechModule] = noDownload ? [transcriber] : [transcriber] + (detector.map { [$0] } ?? [])
+        guard await AssetInventory.status(forModules: modules) != .installed else { return }
+        if noDownload {
             let id = transcriber.engineConfiguration.modelID ?? "the model for \(transcriber.selectedLocales[0].identifier)"
             throw CommandFailure("\(id) is not installed and --no-download was given; install it with `openspeech models install`.")
         }
-        let modules: [any SpeechModule] = noDownload ? [transcriber] : [transcriber] + (detector.map { [$0] } ?? [])
-        guard await AssetInventory.status(forModules: modules) != .installed,
-              let request = try await AssetInventory.assetInstallationRequest(supporting: modules) else { return }
+        guard let request = try await AssetInventory.assetInstallationRequest(supporting: modules) else { return }
         let watcher = Task {
             while !Task.isCancelled {
                 progress.show("installing models", request.progress.fractionCompleted)

@@ -33,7 +33,7 @@ enum LongFormAudio {
             let audio = try MonoAudio.load(contentsOf: clip.wav16kURL)
             let start = Int(offset * Double(rate))
             samples.replaceSubrange(start..<(start + audio.count), with: audio)
-            let truth = GatingAudio.energyBoundaries(audio)
+            let truth = energyBoundaries(audio)
             placed.append(GatingAudio.Placed(clip: clip, offset: offset, speechStart: offset + truth.start,
                                              speechEnd: offset + truth.end))
         }

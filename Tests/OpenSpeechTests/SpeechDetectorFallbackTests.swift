@@ -22,7 +22,7 @@ import TestSupport
         let clip = try #require(Corpus.item(id))
         let audio = try MonoAudio.load(contentsOf: clip.wav16kURL)
         let pad = [Float](repeating: 0, count: 3 * 16_000)
-        let truth = GatingAudio.energyBoundaries(audio)
+        let truth = energyBoundaries(audio)
         let detector = SpeechDetector(detectionOptions: .init(sensitivityLevel: .medium), reportResults: true,
                                       modelStore: store)
         #expect(await detector.backend == nil)

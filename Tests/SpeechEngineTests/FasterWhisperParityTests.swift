@@ -20,9 +20,7 @@ struct FasterWhisperParityTests {
     func tokenParity() async throws {
         let reference = try await Reference.run(model: Self.model, options: .englishParity)
         try #require(reference.clips.count >= 50)
-        var options = TranscriptionOptions(beamSize: 1)
-        options.bestOf = 1
-        options.temperatures = [0]
+        let options = TranscriptionOptions.greedy
         var identical = 0
         var differing: [String] = []
         for clip in reference.clips {
@@ -62,9 +60,7 @@ struct FasterWhisperParityTests {
     func wordTimestamps() async throws {
         let reference = try await Reference.run(model: Self.model, options: .libriSpeechWords)
         try #require(reference.clips.count >= 30)
-        var options = TranscriptionOptions(beamSize: 1)
-        options.bestOf = 1
-        options.temperatures = [0]
+        var options = TranscriptionOptions.greedy
         options.wordTimestamps = true
         var close = 0, total = 0
         for clip in reference.clips {

@@ -6,24 +6,12 @@ import TestSupport
 /// Speech regions from Silero VAD (and the energy fallback) against known speech boundaries.
 @Suite("SileroVAD segmentation")
 struct SileroVADSegmentationTests {
-    /// First and last 20 ms frame of `samples` at least 20 dB above the clip's background (its 10th-percentile
-    /// frame level), in seconds: the speech boundaries of a clip recorded in a quiet room.
-    static func energyBoundaries(_ samples: [Float]) -> (start: Double, end: Double) {
-        let frame = 320
-        let levels = stride(from: 0, to: samples.count - frame, by: frame).map { start in
-            10 * log10(samples[start..<(start + frame)].reduce(0) { $0 + $1 * $1 } / Float(frame) + 1e-12)
-        }
-        let background = levels.sorted()[levels.count / 10]
-        let first = levels.firstIndex { $0 > background + 20 }!, last = levels.lastIndex { $0 > background + 20 }!
-        return (Double(first * frame) / 16_000, Double((last + 1) * frame) / 16_000)
-    }
-
     @Test("regions on a clip with 3 s of silence each side start and end within 0.25 s of the speech",
           arguments: ["1089-134686-0002", "4507-16021-0012", "1995-1837-0001"])
     func sileroRegions(id: String) async throws {
         let model = try await SileroVADFixtures.model()
         let clip = try SileroVADFixtures.clip(id)
-        let truth = Self.energyBoundaries(clip)
+        let truth = energyBoundaries(clip)
         let audio = SileroVADFixtures.padded(clip, seconds: 3)
         let probabilities = model.makeStream().probabilities(of: audio)
         let regions = SpeechSegmenter.regions(probabilities: probabilities, totalSamples: audio.count)
@@ -36,7 +24,7 @@ struct SileroVADSegmentationTests {
     @Test("the energy fallback finds the same speech in silence")
     func energyRegions() throws {
         let clip = try SileroVADFixtures.clip("1089-134686-0002")
-        let truth = Self.energyBoundaries(clip)
+        let truth = energyBoundaries(clip)
         let audio = SileroVADFixtures.padded(clip, seconds: 3)
         let probabilities = EnergyVADStream().probabilities(of: audio)
         let regions = SpeechSegmenter.regions(

@@ -29,15 +29,16 @@ enum BLAS {
                     Int32(m), Int32(n), alpha, a, Int32(lda), x, 1, beta, y, 1)
     }
 
-    /// `Y[rows×out] = X[rows×in] · Wᵀ + bias`: a linear layer over `rows` vectors (one row: `sgemv`).
+    /// `Y[rows×out] = X[rows×in] · Wᵀ + bias`, or `Y +=` with `accumulate` (a residual connection): a linear
+    /// layer over `rows` vectors (one row: `sgemv`).
     static func linear(_ x: UnsafePointer<Float>, rows: Int, weight: Tensor, bias: Tensor?,
-                       into y: UnsafeMutablePointer<Float>, parallel: Parallel = .serial) {
-        let out = weight.shape[0], inputs = weight.shape[1]
+                       into y: UnsafeMutablePointer<Float>, accumulate: Bool = false, parallel: Parallel = .serial) {
+        let out = weight.shape[0], inputs = weight.shape[1], beta: Float = accumulate ? 1 : 0
         if rows == 1 {
-            gemv(m: out, n: inputs, a: weight.pointer, lda: inputs, x: x, y: y)
+            gemv(m: out, n: inputs, a: weight.pointer, lda: inputs, x: x, y: y, beta: beta)
         } else {
             gemm(m: rows, n: out, k: inputs, a: x, lda: inputs, b: weight.pointer, ldb: inputs,
-                 transposeB: true, c: y, ldc: out, parallel: parallel)
+                 transposeB: true, c: y, ldc: out, beta: beta, parallel: parallel)
         }
         if let bias { Vector.addRows(bias.pointer, to: y, rows: rows, columns: out) }
     }
@@ -50,9 +51,6 @@ public enum BLASSettings {
         guard let name = openblas_get_corename() else { return "unknown" }
         return String(cString: name)
     }
-
-    /// Threads OpenBLAS uses for each product.
-    public static var threadCount: Int { Int(openblas_get_num_threads()) }
 
     /// Makes every OpenBLAS call run on its caller's thread, once per process, before the engine's first
     /// product: the engine divides work itself (`Parallel`), and idle OpenBLAS workers would spin beside it.

@@ -24,14 +24,14 @@ struct Linear: Sendable {
         }
     }
 
-    /// `y = x · Wᵀ + b` for `rows` rows.
-    func apply(_ x: UnsafePointer<Float>, rows: Int, into y: UnsafeMutablePointer<Float>, scratch: Buffer,
-               parallel: Parallel) {
+    /// `y = x · Wᵀ + b` for `rows` rows, or `y += x · Wᵀ + b` with `accumulate` (a residual connection).
+    func apply(_ x: UnsafePointer<Float>, rows: Int, into y: UnsafeMutablePointer<Float>, accumulate: Bool = false,
+               scratch: Buffer, parallel: Parallel) {
         switch weight {
         case .full(let t):
-            BLAS.linear(x, rows: rows, weight: t, bias: bias, into: y, parallel: parallel)
+            BLAS.linear(x, rows: rows, weight: t, bias: bias, into: y, accumulate: accumulate, parallel: parallel)
         case .half(let h):
-            h.multiply(x, rows: rows, into: y, scratch: scratch, parallel: parallel)
+            h.multiply(x, rows: rows, into: y, accumulate: accumulate, scratch: scratch, parallel: parallel)
             Vector.addRows(bias.pointer, to: y, rows: rows, columns: h.rows)
         }
     }
@@ -39,12 +39,6 @@ struct Linear: Sendable {
     /// `y += x · Wᵀ + b` (a residual connection).
     func applyAdding(_ x: UnsafePointer<Float>, rows: Int, to y: UnsafeMutablePointer<Float>, scratch: Buffer,
                      parallel: Parallel) {
-        switch weight {
-        case .full(let t):
-            Residual.linear(x, rows: rows, weight: t, bias: bias, addingTo: y, parallel: parallel)
-        case .half(let h):
-            h.multiply(x, rows: rows, into: y, accumulate: true, scratch: scratch, parallel: parallel)
-            Vector.addRows(bias.pointer, to: y, rows: rows, columns: h.rows)
-        }
+        apply(x, rows: rows, into: y, accumulate: true, scratch: scratch, parallel: parallel)
     }
 }

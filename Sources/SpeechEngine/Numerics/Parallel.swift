@@ -17,7 +17,7 @@ struct Parallel: Sendable {
     /// Calls `body(slice, range)` for consecutive ranges covering `0..<count`, at most `threads` of them
     /// at once, none shorter than `minimumSlice` (so small work stays on the caller's thread).
     func forEachSlice(of count: Int, minimumSlice: Int, _ body: (_ slice: Int, _ range: Range<Int>) -> Void) {
-        let parts = Swift.min(threads, count / Swift.max(minimumSlice, 1))
+        let parts = sliceCount(of: count, minimumSlice: minimumSlice)
         guard parts > 1 else {
             if count > 0 { body(0, 0..<count) }
             return

@@ -14,17 +14,3 @@ enum FeedForward {
     }
 }
 
-/// A linear layer whose result is added to a residual stream in place (BLAS `beta = 1`).
-enum Residual {
-    static func linear(_ input: UnsafePointer<Float>, rows: Int, weight: Tensor, bias: Tensor,
-                       addingTo x: UnsafeMutablePointer<Float>, parallel: Parallel) {
-        let out = weight.shape[0], inputs = weight.shape[1]
-        if rows == 1 {
-            BLAS.gemv(m: out, n: inputs, a: weight.pointer, lda: inputs, x: input, y: x, beta: 1)
-        } else {
-            BLAS.gemm(m: rows, n: out, k: inputs, a: input, lda: inputs, b: weight.pointer, ldb: inputs,
-                      transposeB: true, c: x, ldc: out, beta: 1, parallel: parallel)
-        }
-        Vector.addRows(bias.pointer, to: x, rows: rows, columns: out)
-    }
-}
