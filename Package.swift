@@ -2,9 +2,10 @@
 // OpenSpeech: Apple's SpeechAnalyzer API for Linux on open Whisper models. Layers as in DESIGN.md §1.
 import PackageDescription
 
-/// `OPENSPEECH_TARGET_CPU=znver4` (any `-target-cpu` name, e.g. haswell, skylake-avx512) compiles the engine for
-/// that CPU: its Swift loops then use the CPU's vector width instead of baseline x86-64's SSE2. Opt-in, for a
-/// build on and for one machine (the binary will not run on older CPUs); SwiftPM allows it only in a root package.
+/// `OPENSPEECH_TARGET_CPU=native` (or any `-target-cpu` name: znver4, haswell, x86-64...) compiles the engine for
+/// that CPU: its Swift loops then use the CPU's vector width instead of baseline x86-64's SSE2. The project's
+/// scripts set `native` (scripts/build-settings): a binary for the machine that builds it. Unset (a package that
+/// depends on OpenSpeech; SwiftPM allows unsafe flags only in a root package), the build is portable.
 let engineSettings: [SwiftSetting] = Context.environment["OPENSPEECH_TARGET_CPU"].map {
     [.unsafeFlags(["-target-cpu", $0])]
 } ?? []

@@ -1,7 +1,8 @@
 import Foundation
 
 /// A Whisper model loaded from a CTranslate2 model directory (`model.bin`, `config.json`,
-/// `vocabulary.txt`/`tokenizer.json`): weights in fp32, immutable, shareable between tasks.
+/// `vocabulary.txt`/`tokenizer.json`): fp16 weights kept in half precision, computed in fp32; immutable,
+/// shareable between tasks.
 /// Transcribe with a `WhisperSession` (one per concurrent task) or the convenience methods here.
 public final class WhisperModel: Sendable {
     public let directory: URL

@@ -28,6 +28,9 @@ struct TranscribeCommand: ParsableCommand {
         let loadSeconds = (ContinuousClock.now - loadStart).seconds
         let multilingual = whisper.tokenizer.isMultilingual
         let defaults = TranscriptionOptions()
+        // One session for every clip, as an application transcribing many files keeps one: its buffers are
+        // allocated once (faster-whisper likewise keeps its model and allocator across calls).
+        let session = WhisperSession(model: whisper)
 
         var clips: [BenchRun.Clip] = []
         var wall = 0.0, audio = 0.0
@@ -38,7 +41,7 @@ struct TranscribeCommand: ParsableCommand {
             var segments: [Segment] = []
             var failure: String?
             do {
-                segments = try whisper.transcribe(samples: samples, options: options)
+                segments = try session.transcribe(samples: samples, options: options)
             } catch {
                 failure = "\(error)"
             }

@@ -3,8 +3,8 @@ struct AttentionWeights: Sendable {
     let normGamma: Tensor, normBeta: Tensor
     /// Self-attention: fused Q,K,V `[3d, d]`. Cross-attention: Q only `[d, d]`.
     let input: Linear
-    /// Cross-attention only: fused K,V on the encoder output `[2d, d]` (fp32: 1500 rows at once).
-    let memoryWeight: Tensor?, memoryBias: Tensor?
+    /// Cross-attention only: fused K,V on the encoder output `[2d, d]` (1500 rows at once).
+    let memory: Linear?
     let output: Linear
 }
 
@@ -76,14 +76,11 @@ struct WhisperWeights: Sendable {
         decoderNormGamma = try file.tensor("decoder/layer_norm/gamma", shape: [d])
         decoderNormBeta = try file.tensor("decoder/layer_norm/beta", shape: [d])
 
-        func linear(_ p: String, _ out: Int, _ inputs: Int) throws -> (Tensor, Tensor) {
-            (try file.tensor("\(p)/weight", shape: [out, inputs]), try file.tensor("\(p)/bias", shape: [out]))
-        }
-        /// fp32 in the encoder, fp16 in the decoder.
-        func layer(_ p: String, _ out: Int, _ inputs: Int, half: Bool) throws -> Linear {
+        /// Always fp16 in the decoder's steps; elsewhere fp16 where the file stores fp16 (exact), else fp32.
+        func layer(_ p: String, _ out: Int, _ inputs: Int, alwaysHalf: Bool) throws -> Linear {
             let bias = try file.tensor("\(p)/bias", shape: [out])
             // The half kernel reads 16 columns at a time; other widths stay in fp32.
-            guard half, inputs % 16 == 0 else {
+            guard alwaysHalf || file.variable("\(p)/weight")?.dataType == .float16, inputs % 16 == 0 else {
                 return Linear(weight: .full(try file.tensor("\(p)/weight", shape: [out, inputs])), bias: bias)
             }
             let matrix = try file.halfMatrix("\(p)/weight")
@@ -95,33 +92,32 @@ struct WhisperWeights: Sendable {
         func norm(_ p: String) throws -> (Tensor, Tensor) {
             (try file.tensor("\(p)/gamma", shape: [d]), try file.tensor("\(p)/beta", shape: [d]))
         }
-        func feedForward(_ p: String, half: Bool) throws -> FeedForwardWeights {
+        func feedForward(_ p: String, alwaysHalf: Bool) throws -> FeedForwardWeights {
             let (g, b) = try norm("\(p)/layer_norm")
             let hidden = file.variable("\(p)/linear_0/weight")?.shape.first ?? 4 * d
-            return FeedForwardWeights(normGamma: g, normBeta: b, up: try layer("\(p)/linear_0", hidden, d, half: half),
-                                      down: try layer("\(p)/linear_1", d, hidden, half: half))
+            return FeedForwardWeights(normGamma: g, normBeta: b, up: try layer("\(p)/linear_0", hidden, d, alwaysHalf: alwaysHalf),
+                                      down: try layer("\(p)/linear_1", d, hidden, alwaysHalf: alwaysHalf))
         }
-        func selfAttention(_ p: String, half: Bool) throws -> AttentionWeights {
+        func selfAttention(_ p: String, alwaysHalf: Bool) throws -> AttentionWeights {
             let (g, b) = try norm("\(p)/layer_norm")
-            return AttentionWeights(normGamma: g, normBeta: b, input: try layer("\(p)/linear_0", 3 * d, d, half: half),
-                                    memoryWeight: nil, memoryBias: nil,
-                                    output: try layer("\(p)/linear_1", d, d, half: half))
+            return AttentionWeights(normGamma: g, normBeta: b, input: try layer("\(p)/linear_0", 3 * d, d, alwaysHalf: alwaysHalf),
+                                    memory: nil,
+                                    output: try layer("\(p)/linear_1", d, d, alwaysHalf: alwaysHalf))
         }
         func crossAttention(_ p: String) throws -> AttentionWeights {
             let (g, b) = try norm("\(p)/layer_norm")
-            let (wm, bm) = try linear("\(p)/linear_1", 2 * d, d)
-            return AttentionWeights(normGamma: g, normBeta: b, input: try layer("\(p)/linear_0", d, d, half: true),
-                                    memoryWeight: wm, memoryBias: bm,
-                                    output: try layer("\(p)/linear_2", d, d, half: true))
+            return AttentionWeights(normGamma: g, normBeta: b, input: try layer("\(p)/linear_0", d, d, alwaysHalf: true),
+                                    memory: try layer("\(p)/linear_1", 2 * d, d, alwaysHalf: false),
+                                    output: try layer("\(p)/linear_2", d, d, alwaysHalf: true))
         }
         encoderLayers = try (0..<dimensions.encoderLayers).map { i in
-            EncoderLayerWeights(attention: try selfAttention("encoder/layer_\(i)/self_attention", half: false),
-                                feedForward: try feedForward("encoder/layer_\(i)/ffn", half: false))
+            EncoderLayerWeights(attention: try selfAttention("encoder/layer_\(i)/self_attention", alwaysHalf: false),
+                                feedForward: try feedForward("encoder/layer_\(i)/ffn", alwaysHalf: false))
         }
         decoderLayers = try (0..<dimensions.decoderLayers).map { i in
-            DecoderLayerWeights(selfAttention: try selfAttention("decoder/layer_\(i)/self_attention", half: true),
+            DecoderLayerWeights(selfAttention: try selfAttention("decoder/layer_\(i)/self_attention", alwaysHalf: true),
                                 crossAttention: try crossAttention("decoder/layer_\(i)/attention"),
-                                feedForward: try feedForward("decoder/layer_\(i)/ffn", half: true))
+                                feedForward: try feedForward("decoder/layer_\(i)/ffn", alwaysHalf: true))
         }
     }
 }

@@ -1,5 +1,6 @@
 /// A matrix kept in IEEE half precision (the precision CTranslate2 stores Whisper in, so no value
-/// changes), multiplied by fp32 vectors with a kernel that streams half the bytes of fp32 weights.
+/// changes), multiplied by fp32 rows: products read half the bytes of fp32 weights, and the model holds
+/// them in half the memory.
 ///
 /// `@unchecked Sendable`: the storage is written once in `init` and only read afterwards.
 final class HalfMatrix: @unchecked Sendable {
@@ -27,6 +28,10 @@ final class HalfMatrix: @unchecked Sendable {
     func multiply(_ x: UnsafePointer<Float>, rows inputRows: Int, into y: UnsafeMutablePointer<Float>,
                   accumulate: Bool = false, scratch: Buffer, parallel: Parallel = .serial) {
         guard inputRows > 0 else { return }
+        if inputRows >= Self.widenedWholeInputRows {
+            multiplyWidened(x, rows: inputRows, into: y, accumulate: accumulate, scratch: scratch, parallel: parallel)
+            return
+        }
         let minimumSlice = Swift.max(Self.blockRows, Self.minimumWeightsPerThread / columns)
         let slices = parallel.sliceCount(of: rows, minimumSlice: minimumSlice)
         let space = scratch.reserve(inputRows * columns + (inputRows > 1 ? slices * Self.blockRows * columns : 0))
@@ -46,6 +51,31 @@ final class HalfMatrix: @unchecked Sendable {
                                 block: blocks + slice * Self.blockRows * columns)
             }
         }
+    }
+
+    /// From this many input rows (the encoder's 1500 frames) W is widened whole for each product.
+    private static let widenedWholeInputRows = 512
+
+    /// Many input rows: all of W widened to fp32 in `scratch` (in parallel slices), then one BLAS product with
+    /// the same arguments as `BLAS.linear` on an fp32 weight, so the result is that product's, bit for bit.
+    /// Widening costs one pass over W per product, small beside the `inputRows`-fold arithmetic; the model
+    /// then holds these weights in half the memory.
+    private func multiplyWidened(_ x: UnsafePointer<Float>, rows inputRows: Int, into y: UnsafeMutablePointer<Float>,
+                                 accumulate: Bool, scratch: Buffer, parallel: Parallel) {
+        let widened = scratch.reserve(rows * columns)
+        let base = UnsafeRawPointer(storage)
+        parallel.forEachSlice(of: rows, minimumSlice: Self.blockRows) { _, range in
+            var offset = range.lowerBound * columns * 2
+            let end = range.upperBound * columns * 2
+            let target = UnsafeMutableRawPointer(widened)
+            while offset < end {
+                let halves = SIMD16<UInt32>(truncatingIfNeeded: base.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt16>.self))
+                target.storeBytes(of: Self.widen(halves &<< 16), toByteOffset: 2 * offset, as: SIMD16<Float>.self)
+                offset += 32
+            }
+        }
+        BLAS.gemm(m: inputRows, n: rows, k: columns, a: x, lda: columns, b: widened, ldb: columns, transposeB: true,
+                  c: y, ldc: rows, beta: accumulate ? 1 : 0, parallel: parallel)
     }
 
     /// Below this many weights per thread, a product stays on one thread (the hand-off costs more).
@@ -107,8 +137,8 @@ final class HalfMatrix: @unchecked Sendable {
 
     /// fp32 values of halves held in the high 16 bits of each lane: magnitude moved into fp32
     /// position and scaled by 2^112 (exact for normal and subnormal halves), sign restored.
-    @inline(__always) private static func widen(_ v: SIMD8<UInt32>) -> SIMD8<Float> {
-        let magnitude = unsafeBitCast((v & 0x7FFF_0000) &>> 3, to: SIMD8<Float>.self) * 5.192296858534828e+33
-        return unsafeBitCast(unsafeBitCast(magnitude, to: SIMD8<UInt32>.self) | (v & 0x8000_0000), to: SIMD8<Float>.self)
+    @inline(__always) private static func widen<Lanes: SIMD<UInt32>, Floats: SIMD<Float>>(_ v: Lanes) -> Floats {
+        let magnitude = unsafeBitCast((v & 0x7FFF_0000) &>> 3, to: Floats.self) * 5.192296858534828e+33
+        return unsafeBitCast(unsafeBitCast(magnitude, to: Lanes.self) | (v & 0x8000_0000), to: Floats.self)
     }
 }

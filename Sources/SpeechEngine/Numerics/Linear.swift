@@ -1,6 +1,5 @@
-/// A linear layer `y = x · Wᵀ + b`. The weight is fp32 for the encoder's large batches (BLAS `sgemm`)
-/// or fp16 for the decoder's few rows per step (the half kernel streams half the bytes, and a beam's
-/// rows share one pass over the weight).
+/// A linear layer `y = x · Wᵀ + b`, computed in fp32. The weight is kept in fp16 when that is exact (the
+/// file stores fp16) or in the decoder (whose few rows per step are bound by the bytes streamed); else fp32.
 struct Linear: Sendable {
     enum Weight: Sendable {
         case full(Tensor)

@@ -7,13 +7,18 @@ final class KeyValueCache {
     /// Per layer: `beams × capacity × d` keys then the same for values.
     private let storage: [UnsafeMutablePointer<Float>]
     private let scratch: UnsafeMutablePointer<Float>
-    /// Per layer: the encoder output projected to keys | values, `[audioContext, 2d]`.
-    let memory: [UnsafeMutablePointer<Float>]
-    let memoryLength: Int
+    /// Per layer: the encoder output projected to keys and values, each head's `[memoryLength, headDim]`
+    /// block contiguous (keys of every head, then values): one token's cross-attention then streams each
+    /// head's block in order instead of picking `headDim` floats out of every long row.
+    private let memory: [UnsafeMutablePointer<Float>]
+    let memoryLength: Int, headDim: Int
+    /// Floats from one head's block of `memoryKeys`/`memoryValues` to the next's.
+    var memoryHeadStride: Int { memoryLength * headDim }
 
-    init(layers: Int, width: Int, capacity: Int, memoryLength: Int, maxBeams: Int) {
+    init(layers: Int, width: Int, heads: Int, capacity: Int, memoryLength: Int, maxBeams: Int) {
         self.layers = layers
         self.width = width
+        headDim = width / heads
         self.capacity = capacity
         self.memoryLength = memoryLength
         self.maxBeams = maxBeams
@@ -27,6 +32,23 @@ final class KeyValueCache {
         memory.forEach { $0.deallocate() }
         scratch.deallocate()
     }
+
+    /// Stores the projected encoder output `[memoryLength, 2d]` (keys | values in each row) of `layer` as
+    /// that layer's per-head blocks.
+    func setMemory(layer: Int, projected: UnsafePointer<Float>) {
+        for block in 0..<(2 * width / headDim) {
+            let target = memory[layer] + block * memoryHeadStride, source = projected + block * headDim
+            for t in 0..<memoryLength {
+                (target + t * headDim).update(from: source + t * 2 * width, count: headDim)
+            }
+        }
+    }
+
+    /// Head 0's cross-attention keys `[memoryLength, headDim]` of `layer`; head h's follow at `h · memoryHeadStride`.
+    func memoryKeys(layer: Int) -> UnsafePointer<Float> { UnsafePointer(memory[layer]) }
+
+    /// Head 0's cross-attention values of `layer`, laid out as `memoryKeys`.
+    func memoryValues(layer: Int) -> UnsafePointer<Float> { UnsafePointer(memory[layer] + width * memoryLength) }
 
     @inline(__always) func keys(layer: Int, beam: Int) -> UnsafeMutablePointer<Float> {
         storage[layer] + beam * capacity * width

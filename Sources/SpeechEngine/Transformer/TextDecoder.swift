@@ -20,15 +20,19 @@ final class TextDecoder {
         self.weights = weights
         self.parallel = parallel
         let dims = weights.dimensions
-        cache = KeyValueCache(layers: dims.decoderLayers, width: dims.modelWidth, capacity: dims.textContext,
+        cache = KeyValueCache(layers: dims.decoderLayers, width: dims.modelWidth, heads: dims.decoderHeads,
+                              capacity: dims.textContext,
                               memoryLength: dims.audioContext, maxBeams: maxBeams)
     }
 
     /// Projects an encoder output `[audioContext, d]` to each layer's cross-attention keys/values.
     func setMemory(_ encoderOutput: UnsafePointer<Float>) {
+        // `projected` is free between decoding steps.
+        let keysValues = projected.reserve(cache.memoryLength * 2 * weights.dimensions.modelWidth)
         for (l, layer) in weights.decoderLayers.enumerated() {
-            BLAS.linear(encoderOutput, rows: cache.memoryLength, weight: layer.crossAttention.memoryWeight!,
-                        bias: layer.crossAttention.memoryBias!, into: cache.memory[l], parallel: parallel)
+            layer.crossAttention.memory!.apply(encoderOutput, rows: cache.memoryLength, into: keysValues,
+                                               scratch: halfScratch, parallel: parallel)
+            cache.setMemory(layer: l, projected: keysValues)
         }
     }
 
@@ -111,10 +115,10 @@ final class TextDecoder {
             Vector.layerNorm(x, rows: rows, columns: d, gamma: ca.normGamma, beta: ca.normBeta, into: n)
             let q = projected.reserve(rows * d)
             ca.input.apply(n, rows: rows, into: q, scratch: halfScratch, parallel: parallel)
-            let memory = cache.memory[l]
-            Attention.attend(query: q, queryStride: d, rows: rows, key: memory, keyStride: 2 * d,
-                             value: memory + d, valueStride: 2 * d, length: cache.memoryLength, heads: heads,
-                             headDim: headDim, output: ctx, outputStride: d, scores: scores,
+            Attention.attend(query: q, queryStride: d, rows: rows, key: cache.memoryKeys(layer: l), keyStride: headDim,
+                             value: cache.memoryValues(layer: l), valueStride: headDim, length: cache.memoryLength,
+                             heads: heads, headDim: headDim, keyHeadStride: cache.memoryHeadStride,
+                             valueHeadStride: cache.memoryHeadStride, output: ctx, outputStride: d, scores: scores,
                              onScores: crossScores.map { callback in { head, s in callback(l, head, s) } },
                              parallel: parallel)
             ca.output.applyAdding(ctx, rows: rows, to: x, scratch: halfScratch, parallel: parallel)
