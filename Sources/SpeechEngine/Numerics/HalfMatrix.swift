@@ -25,6 +25,7 @@ final class HalfMatrix: @unchecked Sendable {
     /// One row (greedy decoding) is bound by memory bandwidth: a kernel widens the halves as it streams them.
     /// Several rows (a beam, a prompt) are bound by arithmetic, which baseline x86-64 code does at a quarter
     /// of the CPU's vector width: blocks of W are widened to fp32 in cache once and multiplied by BLAS.
+    /// Hundreds of rows (the encoder's frames) widen the whole of W first (`multiplyWidened`).
     func multiply(_ x: UnsafePointer<Float>, rows inputRows: Int, into y: UnsafeMutablePointer<Float>,
                   accumulate: Bool = false, scratch: Buffer, parallel: Parallel = .serial) {
         guard inputRows > 0 else { return }
