@@ -11,8 +11,6 @@ final class SpeechRegionLog: Sendable {
     struct State: Sendable, Equatable {
         /// The timeline sample of the first audio the detector received; nil before any.
         var start: Int64?
-        /// Just after the last audio the detector received.
-        var end: Int64 = 0
         /// Closed speech regions (padded), in time order.
         var regions: [Range<Int64>] = []
         /// Where the speech in progress began (padded), if speech is in progress.
@@ -23,19 +21,17 @@ final class SpeechRegionLog: Sendable {
 
     init() {}
 
-    /// Records what the detector's tracker knows after a step: the regions the step closed, how far audio has come,
-    /// the speech in progress.
+    /// Records what the detector's tracker knows after a step: the regions the step closed and the speech in progress.
     func record(closed: [Range<Int64>], from tracker: SpeechRegionTracker) {
         state.withLock { state in
             if state.start == nil { state.start = tracker.origin }
             state.regions += closed
-            state.end = max(state.end, tracker.end)
             state.openStart = tracker.openRegionStart
         }
     }
 
     /// The closed regions that overlap `range` once widened by `margin` on each side, in time order; and what else
-    /// is known (the start of the detector's audio, its end and the speech in progress).
+    /// is known (the start of the detector's audio and the speech in progress).
     func snapshot(overlapping range: Range<Int64>, margin: Int64) -> State {
         state.withLock { state in
             // Regions are sorted and disjoint: binary search for the first one ending after the range starts.
@@ -50,7 +46,7 @@ final class SpeechRegionLog: Sendable {
                 regions.append(state.regions[index])
                 index += 1
             }
-            return State(start: state.start, end: state.end, regions: regions, openStart: state.openStart)
+            return State(start: state.start, regions: regions, openStart: state.openStart)
         }
     }
 }

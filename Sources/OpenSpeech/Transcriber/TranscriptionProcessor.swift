@@ -142,8 +142,7 @@ actor TranscriptionProcessor: ModuleProcessor {
     func cancel(before start: Int64) async {
         let drop = Int(min(max(start - bufferStart, 0), Int64(buffer.count)))
         guard drop > 0 else { return }
-        buffer.removeFirst(drop)
-        bufferStart += Int64(drop)
+        dropBuffered(drop)
         decodedThrough = max(decodedThrough, bufferStart)
         pending.removeAll { $0.start < Double(bufferStart) / Self.rate }
         finalizedThrough = max(finalizedThrough, bufferStart)
@@ -188,8 +187,7 @@ actor TranscriptionProcessor: ModuleProcessor {
             consumed = max(consumed, min(count, Int((segment.end * Self.rate).rounded())))
             emitOffline(segment, offset: offset, audioEnd: offset + Double(count) / Self.rate)
         }
-        buffer.removeFirst(consumed)
-        bufferStart += Int64(consumed)
+        dropBuffered(consumed)
         finalizedThrough = max(finalizedThrough, bufferStart)
     }
 
@@ -223,9 +221,14 @@ actor TranscriptionProcessor: ModuleProcessor {
                 emitOffline(piece, offset: offset, audioEnd: Double(segment.upperBound) / Self.rate)
             }
         }
-        buffer.removeFirst(consumed)
-        bufferStart += Int64(consumed)
+        dropBuffered(consumed)
         finalizedThrough = max(finalizedThrough, bufferStart)
+    }
+
+    /// Moves the first `count` buffered samples out of the buffer, advancing `bufferStart` past them.
+    private func dropBuffered(_ count: Int) {
+        buffer.removeFirst(count)
+        bufferStart += Int64(count)
     }
 
     /// Emits a segment the engine found in audio starting at `offset` seconds on the timeline as a final result.
@@ -282,8 +285,7 @@ actor TranscriptionProcessor: ModuleProcessor {
             trimWindow(force: true)
             if buffer.count > Int(28 * Self.rate) { // nothing recognized: keep only the last seconds
                 let drop = buffer.count - Int(5 * Self.rate)
-                buffer.removeFirst(drop)
-                bufferStart += Int64(drop)
+                dropBuffered(drop)
             }
         }
         guard buffer.count >= Int(0.1 * Self.rate),
@@ -331,8 +333,7 @@ actor TranscriptionProcessor: ModuleProcessor {
         let sentenceEnded = windowWords.last.map { [".", "?", "!"].contains($0.word.last) } ?? false
         guard force || sentenceEnded || Double(buffer.count) / Self.rate > 15 else { return }
         let drop = min(buffer.count, max(0, Int((committedEnd * Self.rate).rounded()) - Int(bufferStart)))
-        buffer.removeFirst(drop)
-        bufferStart += Int64(drop)
+        dropBuffered(drop)
         decodedThrough = max(decodedThrough, bufferStart)
         promptText = (promptText + windowWords.map(\.word).joined()).suffix(2_000).description
         windowWords = []

@@ -54,21 +54,19 @@ public final class WhisperSession {
                 if skip { seek += segmentSize; continue }
             }
             let previousSeek = seek
-            let split = splitByTimestamps(attempt.result.tokens, timeOffset: timeOffset, segmentSize: segmentSize,
-                                          segmentDuration: segmentDuration, seek: seek)
-            seek = split.seek
-            var pieces = split.segments
-            if options.alternatives {
-                addAlternatives(to: &pieces, from: attempt.result) {
-                    splitByTimestamps($0, timeOffset: timeOffset, segmentSize: segmentSize,
-                                      segmentDuration: segmentDuration, seek: previousSeek).segments
-                }
+            let split = {
+                self.splitByTimestamps($0, timeOffset: timeOffset, segmentSize: segmentSize,
+                                       segmentDuration: segmentDuration, seek: previousSeek)
             }
+            let best = split(attempt.result.tokens)
+            seek = best.seek
+            var pieces = best.segments
+            if options.alternatives { addAlternatives(to: &pieces, from: attempt.result) { split($0).segments } }
             if options.wordTimestamps {
                 addWordTimestamps(&pieces, sotSequence: sotSequence, language: language, options: options,
                                   numFrames: segmentSize, seek: previousSeek, lastSpeechTimestamp: lastSpeechTimestamp)
                 let lastWordEnd = Self.lastEnd(pieces)
-                if !split.singleTimestampEnding, let end = lastWordEnd, end > timeOffset {
+                if !best.singleTimestampEnding, let end = lastWordEnd, end > timeOffset {
                     seek = Int((end * Self.framesPerSecond).rounded(.toNearestOrEven))
                 }
                 if let end = lastWordEnd { lastSpeechTimestamp = end }
@@ -110,16 +108,13 @@ public final class WhisperSession {
         var generator = SeededGenerator(seed: options.seed)
         let prompt = makePrompt(previous: previousTokens, sotSequence: sotSequence, options: options)
         let attempt = decodeWithFallback(makeDecoding(options), prompt: prompt, options: options, generator: &generator)
-        var pieces = splitByTimestamps(attempt.result.tokens, timeOffset: 0, segmentSize: frames,
-                                       segmentDuration: Double(frames) / Self.framesPerSecond, seek: 0,
-                                       keepUnfinished: true).segments
-        if options.alternatives {
-            addAlternatives(to: &pieces, from: attempt.result) {
-                splitByTimestamps($0, timeOffset: 0, segmentSize: frames,
-                                  segmentDuration: Double(frames) / Self.framesPerSecond, seek: 0,
-                                  keepUnfinished: true).segments
-            }
+        let split = {
+            self.splitByTimestamps($0, timeOffset: 0, segmentSize: frames,
+                                   segmentDuration: Double(frames) / Self.framesPerSecond, seek: 0,
+                                   keepUnfinished: true).segments
         }
+        var pieces = split(attempt.result.tokens)
+        if options.alternatives { addAlternatives(to: &pieces, from: attempt.result, split: split) }
         if options.wordTimestamps {
             addWordTimestamps(&pieces, sotSequence: sotSequence, language: language, options: options,
                               numFrames: frames, seek: 0, lastSpeechTimestamp: 0)

@@ -34,10 +34,4 @@ struct Linear: Sendable {
             Vector.addRows(bias.pointer, to: y, rows: rows, columns: h.rows)
         }
     }
-
-    /// `y += x · Wᵀ + b` (a residual connection).
-    func applyAdding(_ x: UnsafePointer<Float>, rows: Int, to y: UnsafeMutablePointer<Float>, scratch: Buffer,
-                     parallel: Parallel) {
-        apply(x, rows: rows, into: y, accumulate: true, scratch: scratch, parallel: parallel)
-    }
 }

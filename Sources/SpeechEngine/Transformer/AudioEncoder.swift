@@ -73,7 +73,7 @@ final class AudioEncoder {
                          value: qkv + 2 * d, valueStride: 3 * d, length: rows, heads: heads, headDim: d / heads,
                          output: ctx, outputStride: d, scores: scores, parallel: parallel)
         // x += ctx · Woᵀ + bo, accumulated by BLAS with beta = 1.
-        w.output.applyAdding(ctx, rows: rows, to: x, scratch: scratch, parallel: parallel)
+        w.output.apply(ctx, rows: rows, into: x, accumulate: true, scratch: scratch, parallel: parallel)
     }
 
     private func gelu(_ x: UnsafeMutablePointer<Float>, rows: Int, columns: Int) {

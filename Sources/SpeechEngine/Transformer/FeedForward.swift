@@ -10,7 +10,7 @@ enum FeedForward {
         parallel.forEachSlice(of: rows, minimumSlice: 16) { _, slice in
             Vector.gelu(h + slice.lowerBound * inner, count: slice.count * inner)
         }
-        w.down.applyAdding(h, rows: rows, to: x, scratch: scratch, parallel: parallel)
+        w.down.apply(h, rows: rows, into: x, accumulate: true, scratch: scratch, parallel: parallel)
     }
 }
 

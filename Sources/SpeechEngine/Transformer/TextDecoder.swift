@@ -108,7 +108,7 @@ final class TextDecoder {
                                      headDim: headDim, output: ctx + b * d, outputStride: d, scores: scores)
                 }
             }
-            sa.output.applyAdding(ctx, rows: rows, to: x, scratch: halfScratch, parallel: parallel)
+            sa.output.apply(ctx, rows: rows, into: x, accumulate: true, scratch: halfScratch, parallel: parallel)
 
             // Cross-attention on the window's encoder output (shared by all beams).
             let ca = layer.crossAttention
@@ -121,7 +121,7 @@ final class TextDecoder {
                              valueHeadStride: cache.memoryHeadStride, output: ctx, outputStride: d, scores: scores,
                              onScores: crossScores.map { callback in { head, s in callback(l, head, s) } },
                              parallel: parallel)
-            ca.output.applyAdding(ctx, rows: rows, to: x, scratch: halfScratch, parallel: parallel)
+            ca.output.apply(ctx, rows: rows, into: x, accumulate: true, scratch: halfScratch, parallel: parallel)
 
             FeedForward.apply(layer.feedForward, to: x, rows: rows, normed: normed, hidden: inner, scratch: halfScratch,
                               parallel: parallel)
