@@ -35,7 +35,10 @@ struct TranscribeCommand: AsyncParsableCommand {
     @Flag(help: "Transcribe all the audio, silence and noise included, without the speech detector (Whisper models tend to invent text there).")
     var noVad = false
 
-    @Flag(help: "No progress on stderr.")
+    @Flag(help: "Fail on a truncated file instead of transcribing the audio present (with a warning).")
+    var strict = false
+
+    @Flag(help: "No progress or warnings on stderr.")
     var quiet = false
 
     func validate() throws {
@@ -48,11 +51,26 @@ struct TranscribeCommand: AsyncParsableCommand {
         guard let chosen = SpeechTranscriber.supportedLocale(equivalentTo: requested) else {
             throw CommandFailure("no model transcribes \(requested.identifier); see `openspeech models list`.")
         }
+        let transcriber = FileTranscriber(options: .init(
+            locale: chosen, modelID: model, beamSize: beamSize, wordTimestamps: format != .text || wordTimestamps,
+            detectsSpeech: !noVad, strict: strict))
         let progress = ProgressLine(enabled: !quiet)
+        try await installModels(transcriber, progress: progress)
         var failures = 0
         for path in files {
+            let name = URL(fileURLWithPath: path).lastPathComponent
             do {
-                let transcript = try await transcribe(URL(fileURLWithPath: path), locale: chosen, progress: progress)
+                let transcript = try await transcriber.transcribe(contentsOf: URL(fileURLWithPath: path)) { event in
+                    switch event {
+                    case .installing(let fraction): progress.show("installing models", fraction)
+                    case .progress(let fraction): progress.show("transcribing \(name)", fraction)
+                    case .warning(let message):
+                        guard !quiet else { return }
+                        progress.clear()
+                        FileHandle.standardError.write(Data("openspeech: warning: \(message)\n".utf8))
+                    }
+                }
+                progress.clear()
                 try write(transcript, for: path)
             } catch {
                 progress.clear()
@@ -63,67 +81,26 @@ struct TranscribeCommand: AsyncParsableCommand {
         if failures > 0 { throw ExitCode.failure }
     }
 
-    private func transcribe(_ url: URL, locale: Locale, progress: ProgressLine) async throws -> Transcript {
-        let file = try AVAudioFile(forReading: url)
-        let duration = Double(file.length) / file.processingFormat.sampleRate
-        let timed = format != .text || wordTimestamps
-        let transcriber = SpeechTranscriber(
-            locale: locale, transcriptionOptions: [], reportingOptions: [],
-            attributeOptions: timed ? [.audioTimeRange, .transcriptionConfidence] : [],
-            engineConfiguration: .init(modelID: model, beamSize: beamSize, wordTimestamps: timed))
-        // The detector gives the model only the speech, cut at silences: no text invented on silence or noise.
-        let detector = noVad ? nil : SpeechDetector()
-        try await ensureInstalled(transcriber, detector: detector, progress: progress)
-
-        let modules: [any SpeechModule] = [transcriber] + (detector.map { [$0] } ?? [])
-        let analyzer = SpeechAnalyzer(modules: modules,
-                                      options: .init(priority: .userInitiated, modelRetention: .processLifetime))
-        let collector = Task {
-            var results: [SpeechTranscriber.Result] = []
-            for try await result in transcriber.results {
-                results.append(result)
-                if duration > 0 { progress.show("transcribing \(url.lastPathComponent)", result.range.end.seconds / duration) }
-            }
-            return results
-        }
-        progress.show("transcribing \(url.lastPathComponent)", 0)
-        do {
-            _ = try await analyzer.analyzeSequence(from: file)
-            try await analyzer.finalizeAndFinishThroughEndOfInput()
-        } catch {
-            collector.cancel()
-            throw error
-        }
-        let results = try await collector.value
-        progress.clear()
-        let language = locale.language.languageCode?.identifier ?? "en"
-        return Transcript(results: results, language: language, duration: duration)
-    }
-
-    /// Installs what `transcriber` needs (or fails under `--no-download`), and the detector's model when downloads
-    /// are allowed; without it the detector runs its energy fallback.
-    private func ensureInstalled(_ transcriber: SpeechTranscriber, detector: SpeechDetector?,
-                                 progress: ProgressLine) async throws {
-        let modules: [any SpeechModule] = noDownload ? [transcriber] : [transcriber] + (detector.map { [$0] } ?? [])
-        guard await AssetInventory.status(forModules: modules) != .installed else { return }
+    /// Installs the models the transcription needs, or fails under `--no-download` when the transcriber's is missing
+    /// (without the detector's model, the detector runs its energy fallback).
+    private func installModels(_ transcriber: FileTranscriber, progress: ProgressLine) async throws {
+        let missing = try transcriber.missingModelIDs()
+        guard !missing.isEmpty else { return }
         if noDownload {
-            let id = transcriber.engineConfiguration.modelID ?? "the model for \(transcriber.selectedLocales[0].identifier)"
-            throw CommandFailure("\(id) is not installed and --no-download was given; install it with `openspeech models install`.")
-        }
-        guard let request = try await AssetInventory.assetInstallationRequest(supporting: modules) else { return }
-        let watcher = Task {
-            while !Task.isCancelled {
-                progress.show("installing models", request.progress.fractionCompleted)
-                try? await Task.sleep(for: .milliseconds(200))
+            let needed = try transcriber.requiredModelIDs()[0]
+            guard !missing.contains(needed) else {
+                throw CommandFailure("\(needed) is not installed and --no-download was given; install it with `openspeech models install \(needed)`.")
             }
+            return
         }
-        defer { watcher.cancel() }
-        try await request.downloadAndInstall()
+        try await transcriber.installModels { event in
+            if case .installing(let fraction) = event { progress.show("installing models", fraction) }
+        }
         progress.clear()
     }
 
     private func write(_ transcript: Transcript, for path: String) throws {
-        let text = transcript.formatted(as: format)
+        let text = try transcript.formatted(as: format)
         guard let outputDir else {
             FileHandle.standardOutput.write(Data(text.utf8))
             return

@@ -41,7 +41,8 @@ enum LongFormAudio {
     }
 }
 
-/// Final-only transcription beside a `SpeechDetector` on long input: only the speech segments reach the engine.
+/// Final-only transcription beside a `SpeechDetector` on long input: only the speech (with its margins and short
+/// pauses) reaches the engine.
 @Suite(.serialized) struct OfflineSpeechSegmentsTests {
     static func transcriber() -> SpeechTranscriber {
         SpeechTranscriber(locale: TestEnvironment.english, transcriptionOptions: [], reportingOptions: [],
@@ -59,10 +60,10 @@ enum LongFormAudio {
         try await Self.verify(samples, placed)
     }
 
-    @Test("past five minutes (transcribed in stretches), speech across a stretch's end is transcribed once, whole")
-    func speechAcrossStretches() async throws {
+    @Test("past five minutes, speech after long silences is transcribed once, whole")
+    func speechAfterLongSilences() async throws {
         try await GatingAudio.ready()
-        // The second clip runs from 296 s to 302.6 s: the first stretch ends at 300 s, in its speech.
+        // The second clip runs from 296 s to 302.6 s, after three minutes of faint noise.
         let (samples, placed) = try LongFormAudio.make([("1995-1837-0001", 100), ("1089-134686-0002", 296)], seconds: 320)
         try await Self.verify(samples, placed)
     }

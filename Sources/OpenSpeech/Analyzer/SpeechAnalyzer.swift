@@ -117,6 +117,24 @@ public final actor SpeechAnalyzer {
         return nextSample > before ? time(nextSample) : nil
     }
 
+    /// Analyzes the samples of `reader` (16 kHz mono, decoded once) to the end of its stream; returns how many it
+    /// gave and how the file was cut short, if it was. The file workflow's input (`FileTranscriber`).
+    func analyzeSequence(fromMonoReader reader: sending MonoAudioReader) async throws
+        -> (samples: Int64, truncation: AudioTruncation?) {
+        try beginInput()
+        let before = nextSample
+        var truncation: AudioTruncation?
+        try await runInputThrowing {
+            while !self.finished {
+                let samples = try reader.read()
+                if samples.isEmpty { break }
+                try await self.deliver(samples, at: self.nextSample)
+            }
+            truncation = reader.truncation
+        }
+        return (nextSample - before, truncation)
+    }
+
     /// Starts analyzing a sequence in the analyzer's own task and returns at once.
     public func start<InputSequence: AsyncSequence & Sendable>(inputSequence: InputSequence) async throws
     where InputSequence.Element == AnalyzerInput {
@@ -319,7 +337,7 @@ public final actor SpeechAnalyzer {
     private func prepareModules(each done: (() -> Void)? = nil) async throws {
         // Transcribers skip what a SpeechDetector among the modules calls silence, reading its regions.
         let gate = modules.lazy.compactMap { ($0 as? SpeechDetector)?.speechRegions }.first
-        for module in modules { await (Self.processor(of: module) as? TranscriptionProcessor)?.useSpeechGate(gate) }
+        for module in modules { await (Self.processor(of: module) as? TranscriptionProcessor)?.useSpeechRegions(gate) }
         for module in modules where !prepared.contains(ObjectIdentifier(module)) {
             guard let processor = Self.processor(of: module) else {
                 throw SFSpeechError(.moduleOutputFailed, "\(type(of: module)) is not a module of this package; "

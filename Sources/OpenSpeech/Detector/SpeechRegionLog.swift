@@ -15,6 +15,8 @@ final class SpeechRegionLog: Sendable {
         var regions: [Range<Int64>] = []
         /// Where the speech in progress began (padded), if speech is in progress.
         var openStart: Int64?
+        /// No region not yet closed starts before this timeline sample (padding included); nil before any audio.
+        var frontier: Int64?
     }
 
     private let state = Mutex(State())
@@ -27,6 +29,15 @@ final class SpeechRegionLog: Sendable {
             if state.start == nil { state.start = tracker.origin }
             state.regions += closed
             state.openStart = tracker.openRegionStart
+            state.frontier = tracker.frontier
+        }
+    }
+
+    /// The closed regions from the `index`-th on (in time order), and the detector's frontier: every region closed
+    /// later starts at or after it.
+    func closedRegions(from index: Int) -> (regions: [Range<Int64>], frontier: Int64?) {
+        state.withLock { state in
+            (index < state.regions.count ? Array(state.regions[index...]) : [], state.frontier)
         }
     }
 
@@ -46,7 +57,7 @@ final class SpeechRegionLog: Sendable {
                 regions.append(state.regions[index])
                 index += 1
             }
-            return State(start: state.start, regions: regions, openStart: state.openStart)
+            return State(start: state.start, regions: regions, openStart: state.openStart, frontier: state.frontier)
         }
     }
 }

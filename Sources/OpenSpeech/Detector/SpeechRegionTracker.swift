@@ -32,6 +32,15 @@ final class SpeechRegionTracker {
         return max(padded, regions.last?.upperBound ?? origin, origin)
     }
 
+    /// No region closed from now on starts before this timeline sample: the padded start of the speech in progress,
+    /// else the padded start of the next 32 ms chunk the detector will score.
+    var frontier: Int64? {
+        guard let origin else { return nil }
+        if let open = openRegionStart { return open }
+        let scored = origin + Int64(segmenter.chunkCount * VoiceActivityDetection.chunkLength)
+        return max(scored - Self.samples(options.speechPad), regions.last?.upperBound ?? origin, origin)
+    }
+
     /// Feeds audio starting at timeline sample `start`; returns the regions it closes.
     func append(_ samples: [Float], at start: Int64) -> [Range<Int64>] {
         var closed: [Range<Int64>] = []

@@ -47,7 +47,9 @@ public struct Transcript: Sendable, Codable, Equatable {
         self.duration = duration
     }
 
-    public func formatted(as format: Format) -> String {
+    /// The transcript as a document in `format`. Throws `EncodingError` if JSON cannot represent it (a time that is
+    /// not a finite number).
+    public func formatted(as format: Format) throws -> String {
         switch format {
         case .text: return text + "\n"
         case .srt:
@@ -61,7 +63,7 @@ public struct Transcript: Sendable, Codable, Equatable {
         case .json:
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            return String(decoding: (try? encoder.encode(self)) ?? Data(), as: UTF8.self) + "\n"
+            return String(decoding: try encoder.encode(self), as: UTF8.self) + "\n"
         }
     }
 

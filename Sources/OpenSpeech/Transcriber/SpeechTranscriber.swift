@@ -59,8 +59,15 @@ public final class SpeechTranscriber: LocaleDependentSpeechModule, AnalyzerDrive
     }
 
     /// A transcriber for `locale` with the given options.
-    public init(locale: Locale, transcriptionOptions: Set<TranscriptionOption>, reportingOptions: Set<ReportingOption>,
+    public convenience init(locale: Locale, transcriptionOptions: Set<TranscriptionOption>, reportingOptions: Set<ReportingOption>,
                 attributeOptions: Set<ResultAttributeOption>, engineConfiguration: EngineConfiguration = .init()) {
+        self.init(locale: locale, transcriptionOptions: transcriptionOptions, reportingOptions: reportingOptions,
+                  attributeOptions: attributeOptions, engineConfiguration: engineConfiguration, modelStore: ModelStore())
+    }
+
+    /// A transcriber whose model is looked for in `modelStore`.
+    init(locale: Locale, transcriptionOptions: Set<TranscriptionOption>, reportingOptions: Set<ReportingOption>,
+         attributeOptions: Set<ResultAttributeOption>, engineConfiguration: EngineConfiguration, modelStore: ModelStore) {
         self.transcriptionOptions = transcriptionOptions
         self.reportingOptions = reportingOptions
         self.attributeOptions = attributeOptions
@@ -78,7 +85,7 @@ public final class SpeechTranscriber: LocaleDependentSpeechModule, AnalyzerDrive
                 timeRangeAttributes: attributeOptions.contains(.audioTimeRange),
                 confidence: attributeOptions.contains(.transcriptionConfidence),
                 etiquette: transcriptionOptions.contains(.etiquetteReplacements),
-                alternatives: reportingOptions.contains(.alternativeTranscriptions)),
+                alternatives: reportingOptions.contains(.alternativeTranscriptions), store: modelStore),
             output: { continuation.yield($0) },
             end: { error in error.map { continuation.finish(throwing: $0) } ?? continuation.finish() })
     }

@@ -3,13 +3,10 @@ import SpeechAssets
 import SpeechAudio
 import SpeechEngine
 
-/// Runs a transcriber's audio through the Whisper engine and turns segments and words into results.
-///
-/// Final-only mode buffers audio and transcribes it long-form (as faster-whisper does) when finalized, or in
-/// five-minute stretches as it grows, keeping the last 30 s for the next stretch; beside a `SpeechDetector` it
-/// transcribes only the detector's speech, in segments of at most 30 s (`SpeechSegmentPlan`). Volatile mode
-/// re-decodes the uncommitted tail every step and commits the words two consecutive decodings agree on
-/// (LocalAgreement-2); committed audio leaves the window and committed text becomes the prompt.
+/// Runs a transcriber's audio through the Whisper engine, wiring the policies to it: final-only results come from
+/// `FinalOnlyTranscription` (one long-form stream of all the audio, or of the speech a `SpeechDetector` beside it
+/// found); volatile results from `LocalAgreement` over a re-decoded window. `TranscriptionResultBuilder` turns what
+/// the engine heard into results.
 actor TranscriptionProcessor: ModuleProcessor {
     struct Settings: Sendable {
         var locale: Locale
@@ -23,11 +20,11 @@ actor TranscriptionProcessor: ModuleProcessor {
         var etiquette: Bool
         /// Final-only results carry the beam's other hypotheses as alternatives.
         var alternatives: Bool = false
+        /// Where models are looked for.
+        var store = ModelStore()
     }
 
     static let rate = 16_000.0
-    /// Final-only mode transcribes once this much audio is buffered.
-    static let offlineChunkSeconds = 300.0
 
     let settings: Settings
     private let output: @Sendable (SpeechTranscriber.Result) -> Void
@@ -36,29 +33,28 @@ actor TranscriptionProcessor: ModuleProcessor {
     private var model: WhisperModel?
     private var modelDirectory: URL?
     private var session: WhisperSession?
-    private var retention = SpeechAnalyzer.Options.ModelRetention.whileInUse
     private var contextPrompt = ""
     private var finished = false
-    /// Set when a `SpeechDetector` shares the analyzer: audio it calls silence gets no text.
-    private var speechGate: SpeechGate?
-    /// Samples final-only transcription has given the engine (with a detector, only its speech segments).
+    private var results: TranscriptionResultBuilder
+    /// Final text so far (its tail): the model's prompt for what follows.
+    private var promptText = ""
+    /// The speech regions of a `SpeechDetector` sharing the analyzer, if one does: audio it calls silence gets no text.
+    private var speechRegions: SpeechRegionLog?
+    /// The timeline position after the last audio received.
+    private var received: Int64 = 0
+
+    // Final-only mode.
+    private var finalOnly: FinalOnlyTranscription?
+    /// Samples final-only transcription gave the engine (with a detector, only its speech).
     private(set) var offlineSamplesTranscribed = 0
 
-    /// Audio not yet finalized; `bufferStart` is the timeline sample of its first element.
+    // Volatile mode.
+    /// Audio of the window not yet committed; `bufferStart` is the timeline sample of its first element.
     private var buffer: [Float] = []
     private var bufferStart: Int64 = 0
-    /// Final text whose audio has left the buffer: the model's prompt for what follows.
-    private var promptText = ""
+    private var agreement = LocalAgreement()
     /// Results are final up to this timeline sample.
     private var finalizedThrough: Int64 = 0
-    private var emittedText = false
-
-    // Volatile mode.
-    /// The last decoding's words after the committed ones.
-    private var pending: [Word] = []
-    /// Committed words whose audio is still in the window.
-    private var windowWords: [Word] = []
-    private var committedEnd: Double = 0
     private var decodedThrough: Int64 = 0
     private var showingVolatile = false
 
@@ -67,11 +63,11 @@ actor TranscriptionProcessor: ModuleProcessor {
         self.settings = settings
         self.output = output
         self.end = end
+        results = TranscriptionResultBuilder(settings: settings)
     }
 
-    /// The installed model folder for a locale (or an explicit model id), nil if not installed.
-    static func modelDirectory(locale: Locale, modelID: String?) -> URL? {
-        let store = ModelStore()
+    /// The installed model folder for a locale (or an explicit model id) in `store`, nil if not installed.
+    static func modelDirectory(locale: Locale, modelID: String?, store: ModelStore = ModelStore()) -> URL? {
         guard let id = modelID ?? LocaleModelResolver(catalog: store.catalog).modelID(for: locale) else { return nil }
         return store.installedDirectory(for: id)
     }
@@ -81,10 +77,9 @@ actor TranscriptionProcessor: ModuleProcessor {
     func prepare(context: AnalysisContext, retention: SpeechAnalyzer.Options.ModelRetention) async throws {
         setContext(context)
         guard model == nil else { return }
-        let store = ModelStore()
-        let resolver = LocaleModelResolver(catalog: store.catalog)
+        let store = settings.store
         let name = settings.locale.identifier(.bcp47)
-        guard let id = settings.modelID ?? resolver.modelID(for: settings.locale) else {
+        guard let id = settings.modelID ?? LocaleModelResolver(catalog: store.catalog).modelID(for: settings.locale) else {
             throw SFSpeechError(.cannotAllocateUnsupportedLocale,
                                 "No model transcribes \(name). Pick a locale from SpeechTranscriber.supportedLocales.")
         }
@@ -92,21 +87,20 @@ actor TranscriptionProcessor: ModuleProcessor {
             throw SFSpeechError(.noModel, "The model \(id) for \(name) is not installed. Install it with "
                 + "AssetInventory.assetInstallationRequest(supporting:) or `openspeech models install \(id)`.")
         }
-        self.retention = retention
         let loaded = try await ModelCache.shared.acquire(directory, retention: retention)
         model = loaded
         modelDirectory = directory
         session = WhisperSession(model: loaded, maxBeams: settings.beamSize)
     }
 
-    /// Follows the speech regions of a `SpeechDetector` among the analyzer's modules (nil: there is none).
-    func useSpeechGate(_ regions: SpeechRegionLog?) {
-        guard speechGate?.regions !== regions else { return }
-        speechGate = regions.map(SpeechGate.init)
+    /// Follows the speech regions of a `SpeechDetector` among the analyzer's modules (nil: there is none). Takes
+    /// effect from the next stretch of final-only audio on.
+    func useSpeechRegions(_ regions: SpeechRegionLog?) {
+        speechRegions = regions
     }
 
-    /// The detector regions the gate reads, if a detector shares the analyzer.
-    var gateRegions: SpeechRegionLog? { speechGate?.regions }
+    /// The detector regions this transcriber follows, if a detector shares the analyzer.
+    var gateRegions: SpeechRegionLog? { speechRegions }
 
     func setContext(_ context: AnalysisContext) {
         contextPrompt = context.allContextualStrings.joined(separator: ", ")
@@ -114,37 +108,39 @@ actor TranscriptionProcessor: ModuleProcessor {
 
     func append(_ samples: [Float], at start: Int64) async throws {
         guard !finished else { return }
-        let bufferEnd = bufferStart + Int64(buffer.count)
-        if start > bufferEnd {
+        if start > received && received > 0 {
             // Skipped audio: what came before is complete.
-            try finalizeBuffered(through: bufferEnd)
-            buffer.removeAll(keepingCapacity: true)
-            bufferStart = start
-            decodedThrough = start
-            committedEnd = max(committedEnd, Double(start) / Self.rate)
+            try finalizeReceived(through: received)
+            skip(to: start)
         }
-        buffer.append(contentsOf: samples)
+        if received == 0 && start > 0 { skip(to: start) }
+        received = start + Int64(samples.count)
         if settings.volatile {
+            buffer.append(contentsOf: samples)
             if Double(bufferStart + Int64(buffer.count) - decodedThrough) >= settings.stepSeconds * Self.rate {
                 try decodeVolatile()
             }
-        } else if Double(buffer.count) >= Self.offlineChunkSeconds * Self.rate {
-            try transcribeOffline(through: bufferStart + Int64(buffer.count), final: false)
+        } else {
+            let stream = try finalOnlyStream(at: start)
+            let before = stream.samplesTranscribed
+            let segments = try stream.append(samples)
+            offlineSamplesTranscribed += stream.samplesTranscribed - before
+            emit(segments)
         }
     }
 
     func finalize(through endSample: Int64?) async throws {
         guard !finished else { return }
-        let bufferEnd = bufferStart + Int64(buffer.count)
-        try finalizeBuffered(through: min(endSample ?? bufferEnd, bufferEnd))
+        try finalizeReceived(through: min(endSample ?? received, received))
     }
 
     func cancel(before start: Int64) async {
+        guard settings.volatile else { return }
         let drop = Int(min(max(start - bufferStart, 0), Int64(buffer.count)))
         guard drop > 0 else { return }
         dropBuffered(drop)
         decodedThrough = max(decodedThrough, bufferStart)
-        pending.removeAll { $0.start < Double(bufferStart) / Self.rate }
+        agreement.skip(to: Double(bufferStart) / Self.rate)
         finalizedThrough = max(finalizedThrough, bufferStart)
     }
 
@@ -152,97 +148,56 @@ actor TranscriptionProcessor: ModuleProcessor {
         guard !finished else { return }
         finished = true
         buffer = []
+        finalOnly = nil
         session = nil
         model = nil
         if let modelDirectory { await ModelCache.shared.release(modelDirectory) }
         end(error)
     }
 
+    private func finalizeReceived(through endSample: Int64) throws {
+        if settings.volatile {
+            guard endSample > bufferStart else { return }
+            try commitVolatile(through: endSample)
+        } else if let finalOnly {
+            let before = finalOnly.samplesTranscribed
+            let segments = try finalOnly.finish(at: endSample)
+            offlineSamplesTranscribed += finalOnly.samplesTranscribed - before
+            emit(segments)
+            try finalOnly.resume(prompt: promptTokens(promptText))
+        }
+    }
+
+    /// Audio jumps to timeline sample `start`: nothing before it is transcribed.
+    private func skip(to start: Int64) {
+        if settings.volatile {
+            buffer.removeAll(keepingCapacity: true)
+            bufferStart = start
+            decodedThrough = start
+            agreement.skip(to: Double(start) / Self.rate)
+        } else {
+            finalOnly = nil
+        }
+    }
+
     // MARK: Final-only transcription
 
-    private func finalizeBuffered(through endSample: Int64) throws {
-        guard endSample > bufferStart else { return }
-        if settings.volatile {
-            try commitVolatile(through: endSample)
-        } else {
-            try transcribeOffline(through: endSample, final: true)
-        }
+    /// The final-only stream, started at `start` if there is none.
+    private func finalOnlyStream(at start: Int64) throws -> FinalOnlyTranscription {
+        if let finalOnly { return finalOnly }
+        guard let session else { throw notPrepared() }
+        let stream = FinalOnlyTranscription(session: session, options: engineOptions(), start: start,
+                                            regions: speechRegions, prompt: promptTokens(promptText))
+        finalOnly = stream
+        return stream
     }
 
-    /// Transcribes buffered audio up to `endSample`. Unless `final`, only segments ending 30 s before it are
-    /// emitted; the rest is transcribed again with more audio after it. With a detector, only its speech is
-    /// transcribed (`transcribeSpeech`).
-    private func transcribeOffline(through endSample: Int64, final: Bool) throws {
-        if let speechGate { return try transcribeSpeech(through: endSample, final: final, gate: speechGate) }
-        guard let session else { throw notPrepared() }
-        let count = Int(endSample - bufferStart)
-        let offset = Double(bufferStart) / Self.rate
-        var options = engineOptions()
-        options.initialPromptTokens = promptTokens(promptText)
-        let segments = try session.transcribe(samples: Array(buffer[0..<count]), options: options)
-        offlineSamplesTranscribed += count
-        let keepUntil = final ? Double(count) / Self.rate : Double(count) / Self.rate - 30
-        var consumed = final ? count : max(0, count - Int(30 * Self.rate))
-        for segment in segments where final || segment.end <= keepUntil {
-            consumed = max(consumed, min(count, Int((segment.end * Self.rate).rounded())))
-            emitOffline(segment, offset: offset, audioEnd: offset + Double(count) / Self.rate)
-        }
-        dropBuffered(consumed)
-        finalizedThrough = max(finalizedThrough, bufferStart)
-    }
-
-    /// Beside a detector: splits the buffered audio up to `endSample` into the speech segments of
-    /// `SpeechSegmentPlan` and transcribes each on its own, its times shifted back onto the timeline, so silence
-    /// costs nothing and no text can be invented in it. Unless `final`, the last segment waits for the audio after
-    /// it (speech may go on).
-    ///
-    /// The segments are independent (one prompt for all, no state passed between them): they are what a batched
-    /// engine would run through the encoder together.
-    private func transcribeSpeech(through endSample: Int64, final: Bool, gate: SpeechGate) throws {
-        guard let session else { throw notPrepared() }
-        let count = Int(endSample - bufferStart)
-        var options = engineOptions()
-        options.initialPromptTokens = promptTokens(promptText)
-        var segments = SpeechSegmentPlan.segments(speech: gate.speech(in: bufferStart..<endSample),
-                                                  samples: buffer[0..<count], start: bufferStart)
-        var consumed = count
-        if !final {
-            let waiting = segments.popLast()
-            consumed = waiting.map { Int($0.lowerBound - bufferStart) } ?? max(0, count - Int(30 * Self.rate))
-        }
+    private func emit(_ segments: [Segment]) {
         for segment in segments {
-            let lower = Int(segment.lowerBound - bufferStart), upper = Int(segment.upperBound - bufferStart)
-            // Short pauses inside a segment are muted, as the gate mutes all it calls silence.
-            guard let samples = gate.gated(Array(buffer[lower..<upper]), from: segment.lowerBound) else { continue }
-            offlineSamplesTranscribed += samples.count
-            let offset = Double(segment.lowerBound) / Self.rate
-            for piece in try session.transcribe(samples: samples, options: options) {
-                guard let piece = gate.keep(piece, offset: offset) else { continue }
-                emitOffline(piece, offset: offset, audioEnd: Double(segment.upperBound) / Self.rate)
-            }
+            guard let (result, text) = results.final(segment) else { continue }
+            output(result)
+            promptText = (promptText + text).suffix(2_000).description
         }
-        dropBuffered(consumed)
-        finalizedThrough = max(finalizedThrough, bufferStart)
-    }
-
-    /// Moves the first `count` buffered samples out of the buffer, advancing `bufferStart` past them.
-    private func dropBuffered(_ count: Int) {
-        buffer.removeFirst(count)
-        bufferStart += Int64(count)
-    }
-
-    /// Emits a segment the engine found in audio starting at `offset` seconds on the timeline as a final result.
-    /// Whisper's timestamps can pass the end of the audio (windows are padded to 30 s): they are clamped to `audioEnd`.
-    private func emitOffline(_ segment: Segment, offset: Double, audioEnd: Double) {
-        let words = segment.words?.map { word in
-            var shifted = word
-            shifted.start = min(offset + word.start, audioEnd)
-            shifted.end = min(offset + word.end, audioEnd)
-            return shifted
-        }
-        emitFinal(words: words, text: segment.text, start: min(offset + segment.start, audioEnd),
-                  end: min(offset + segment.end, audioEnd), confidence: exp(segment.avgLogProb),
-                  alternatives: segment.alternatives)
     }
 
     // MARK: Volatile transcription (LocalAgreement-2)
@@ -251,159 +206,84 @@ actor TranscriptionProcessor: ModuleProcessor {
     private func decodeVolatile() throws {
         let words = try decodeWindowWords()
         decodedThrough = bufferStart + Int64(buffer.count)
-        var agreed = 0
-        while agreed < min(words.count, pending.count), Self.sameWord(words[agreed], pending[agreed]) { agreed += 1 }
-        if agreed > 0 { commit(Array(words[0..<agreed])) }
-        pending = Array(words[agreed...])
+        commit(agreement.agree(with: words))
         showVolatile()
         trimWindow()
     }
 
     /// Commits everything up to `endSample`, decoding the latest audio first, and drops that audio.
     private func commitVolatile(through endSample: Int64) throws {
-        if decodedThrough < bufferStart + Int64(buffer.count) || pending.isEmpty {
-            pending = try decodeWindowWords()
+        if decodedThrough < bufferStart + Int64(buffer.count) || agreement.pending.isEmpty {
+            agreement.setPending(try decodeWindowWords())
             decodedThrough = bufferStart + Int64(buffer.count)
         }
         let limit = Double(endSample) / Self.rate
-        let ready = Array(pending.prefix { $0.end <= limit + 0.05 })
-        pending.removeFirst(ready.count)
-        commit(ready, through: limit)
-        pending.removeAll { $0.start < committedEnd }
+        commit(agreement.takePending(endingBy: limit), through: limit)
+        agreement.dropPendingBeforeCommit()
         showVolatile()
         trimWindow(force: true)
     }
 
     /// The words of the current window after the committed ones. The whole window is decoded with the text
-    /// before it as prompt; words before the last commit, and a re-heard tail of it, are dropped.
+    /// before it as prompt.
     private func decodeWindowWords() throws -> [Word] {
         guard let session else { throw notPrepared() }
         // Whisper hears at most 30 s: a window that grew past it (no agreement that long) is committed.
         if buffer.count > Int(28 * Self.rate) {
-            commit(pending)
-            pending = []
+            commit(agreement.takeAllPending())
             trimWindow(force: true)
             if buffer.count > Int(28 * Self.rate) { // nothing recognized: keep only the last seconds
-                let drop = buffer.count - Int(5 * Self.rate)
-                dropBuffered(drop)
+                dropBuffered(buffer.count - Int(5 * Self.rate))
             }
         }
+        let gate = speechRegions.map(SpeechGate.init)
         guard buffer.count >= Int(0.1 * Self.rate),
-              let window = speechGate.map({ $0.gated(buffer, from: bufferStart) }) ?? buffer else { return [] }
+              let window = gate.map({ $0.gated(buffer, from: bufferStart) }) ?? buffer else { return [] }
         var options = engineOptions()
         options.wordTimestamps = true
         options.temperatures = [0]
         let segments = try session.decodeWindow(samples: window, previousTokens: promptTokens(promptText),
                                                 timeOffset: Double(bufferStart) / Self.rate, options: options)
         let speech = segments.filter { !($0.noSpeechProb > 0.6 && $0.avgLogProb < -1) }
-        var words = speech.flatMap { $0.words ?? [] }.filter { $0.start >= committedEnd - 0.1 }
-        if let speechGate { words = speechGate.keep(words) }
-        // A word straddling the last commit may be heard again: drop the longest run (≤ 5 words) at the start
-        // that repeats the end of the committed words.
-        if let first = words.first, first.start < committedEnd + 1 {
-            let tail = windowWords.suffix(5).map { Self.normalized($0.word) }
-            for length in stride(from: min(5, tail.count, words.count), through: 1, by: -1)
-            where Array(tail.suffix(length)) == words.prefix(length).map({ Self.normalized($0.word) }) {
-                words.removeFirst(length)
-                break
-            }
-        }
-        return words
+        var words = speech.flatMap { $0.words ?? [] }
+        if let gate { words = gate.keep(words) }
+        return agreement.fresh(words)
     }
 
     /// Emits `words` as one final result covering the audio from the last commit to their end.
     private func commit(_ words: [Word], through limit: Double? = nil) {
-        let start = max(committedEnd, Double(finalizedThrough) / Self.rate)
-        if let last = words.last {
-            let end = max(last.end, limit ?? 0, start)
-            emitFinal(words: words, text: words.map(\.word).joined(), start: start, end: end,
-                      confidence: words.map(\.probability).reduce(0, +) / Double(words.count))
-            windowWords += words
-            committedEnd = end
-        } else if let limit {
-            committedEnd = max(committedEnd, limit)
+        let from = Double(finalizedThrough) / Self.rate
+        if let (start, end) = agreement.commit(words, from: from, through: limit),
+           let (result, _) = results.final(words: words, text: words.map(\.word).joined(), start: start, end: end,
+                                           confidence: words.map(\.probability).reduce(0, +) / Double(words.count)) {
+            output(result)
+            showingVolatile = false
         }
-        finalizedThrough = max(finalizedThrough, Int64((committedEnd * Self.rate).rounded()))
+        finalizedThrough = max(finalizedThrough, Int64((agreement.committedEnd * Self.rate).rounded()))
     }
 
     /// Moves committed audio out of the window once a sentence is complete, or the window passes 15 s, or
     /// when forced: its words then become prompt text.
     private func trimWindow(force: Bool = false) {
-        guard committedEnd > Double(bufferStart) / Self.rate else { return }
-        let sentenceEnded = windowWords.last.map { [".", "?", "!"].contains($0.word.last) } ?? false
-        guard force || sentenceEnded || Double(buffer.count) / Self.rate > 15 else { return }
-        let drop = min(buffer.count, max(0, Int((committedEnd * Self.rate).rounded()) - Int(bufferStart)))
+        guard agreement.committedEnd > Double(bufferStart) / Self.rate else { return }
+        guard force || agreement.shouldTrim(windowSeconds: Double(buffer.count) / Self.rate) else { return }
+        let drop = min(buffer.count, max(0, Int((agreement.committedEnd * Self.rate).rounded()) - Int(bufferStart)))
         dropBuffered(drop)
         decodedThrough = max(decodedThrough, bufferStart)
-        promptText = (promptText + windowWords.map(\.word).joined()).suffix(2_000).description
-        windowWords = []
+        promptText = (promptText + agreement.trimmedText()).suffix(2_000).description
+    }
+
+    /// Moves the first `count` buffered samples out of the window, advancing `bufferStart` past them.
+    private func dropBuffered(_ count: Int) {
+        buffer.removeFirst(count)
+        bufferStart += Int64(count)
     }
 
     private func showVolatile() {
-        guard !pending.isEmpty || showingVolatile else { return }
-        let start = CMTime(value: Int64((committedEnd * Self.rate).rounded()), timescale: Int32(Self.rate))
-        let bufferEnd = CMTime(value: bufferStart + Int64(buffer.count), timescale: Int32(Self.rate))
-        let text = pending.isEmpty ? AttributedString() : attributed(words: pending, text: nil, start: committedEnd,
-                                                                       end: pending.last!.end, confidence: nil)
-        output(SpeechTranscriber.Result(range: CMTimeRange(start: start, end: max(bufferEnd, start)),
-                                        resultsFinalizationTime: start, alternatives: [text]))
-        showingVolatile = !pending.isEmpty
-    }
-
-    // MARK: Results
-
-    /// `alternatives`: the engine's texts for the segment, its own first (`Segment.alternatives`).
-    private func emitFinal(words: [Word]?, text: String, start: Double, end: Double, confidence: Double,
-                           alternatives: [String]? = nil) {
-        let (words, text) = RepetitionGuard.cut(words: words, text: text)
-        guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { return }
-        let string = attributed(words: words, text: text, start: start, end: end, confidence: confidence)
-        let range = CMTimeRange(start: Self.time(start), end: Self.time(max(end, start)))
-        let others = settings.alternatives ? otherAlternatives(alternatives, start: start, end: end) : []
-        output(SpeechTranscriber.Result(range: range, resultsFinalizationTime: range.end,
-                                        alternatives: ([string] + others).distinctTexts()))
-        if !settings.volatile { promptText = (promptText + text).suffix(2_000).description }
-        emittedText = true
-        showingVolatile = false
-    }
-
-    /// The engine's texts after the first, cleaned as the best one is, without repetition loops or blanks: plain
-    /// text, with the result's time range over all of it when asked (the words' times are the best one's only).
-    private func otherAlternatives(_ texts: [String]?, start: Double, end: Double) -> [AttributedString] {
-        (texts ?? []).dropFirst().compactMap { text in
-            let text = RepetitionGuard.cut(words: nil, text: text).text
-            guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }
-            return attributed(words: nil, text: text, start: start, end: end, confidence: nil)
-        }
-    }
-
-    /// Text with word runs carrying `audioTimeRange` and `transcriptionConfidence` as the options ask.
-    private func attributed(words: [Word]?, text: String?, start: Double, end: Double, confidence: Double?) -> AttributedString {
-        var result = AttributedString()
-        if let words, !words.isEmpty, settings.timeRangeAttributes || settings.confidence {
-            for (index, word) in words.enumerated() {
-                var piece = AttributedString(clean(word.word, first: index == 0))
-                if settings.timeRangeAttributes {
-                    piece.audioTimeRange = CMTimeRange(start: Self.time(word.start), end: Self.time(max(word.end, word.start)))
-                }
-                if settings.confidence { piece.transcriptionConfidence = min(max(word.probability, 0), 1) }
-                result += piece
-            }
-            return result
-        }
-        var piece = AttributedString(clean(text ?? (words ?? []).map(\.word).joined(), first: true))
-        if settings.timeRangeAttributes {
-            piece.audioTimeRange = CMTimeRange(start: Self.time(start), end: Self.time(max(end, start)))
-        }
-        if settings.confidence, let confidence { piece.transcriptionConfidence = min(max(confidence, 0), 1) }
-        return piece
-    }
-
-    /// The session's first text loses Whisper's leading space; profanity is masked if asked.
-    private func clean(_ text: String, first: Bool) -> String {
-        var text = text
-        if first && !emittedText { text = String(text.drop { $0 == " " }) }
-        return settings.etiquette ? EtiquetteFilter.mask(text) : text
+        guard !agreement.pending.isEmpty || showingVolatile else { return }
+        output(results.volatile(agreement.pending, start: agreement.committedEnd,
+                                end: Double(bufferStart + Int64(buffer.count)) / Self.rate))
+        showingVolatile = !agreement.pending.isEmpty
     }
 
     // MARK: Engine settings
@@ -433,12 +313,4 @@ actor TranscriptionProcessor: ModuleProcessor {
     private func notPrepared() -> SFSpeechError {
         SFSpeechError(.noModel, "The transcriber's model is not loaded; the analyzer prepares it before analysis.")
     }
-
-    static func time(_ seconds: Double) -> CMTime { CMTime(seconds: max(seconds, 0), preferredTimescale: Int32(rate)) }
-
-    static func normalized(_ word: String) -> String {
-        word.lowercased().filter { $0.isLetter || $0.isNumber }
-    }
-
-    static func sameWord(_ a: Word, _ b: Word) -> Bool { normalized(a.word) == normalized(b.word) }
 }

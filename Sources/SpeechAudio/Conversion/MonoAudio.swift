@@ -14,18 +14,13 @@ public enum MonoAudio {
     /// Decodes the first audio stream of any file FFmpeg reads into mono samples at `sampleRate`, channels
     /// averaged, in one decode-and-resample pass. Sample `i` is at time `i / sampleRate` of the file.
     public static func load(contentsOf url: URL, sampleRate: Double = speechSampleRate) throws -> [Float] {
-        let output = format(sampleRate: sampleRate)
-        let reader = try DecodedAudioReader(url: url, outputFormat: output)
-        let chunk: AVAudioFrameCount = 1 << 16
-        let buffer = AVAudioPCMBuffer(pcmFormat: output, frameCapacity: chunk)!
+        let reader = try MonoAudioReader(url: url, sampleRate: sampleRate)
         var samples: [Float] = []
-        if let declared = reader.source.declaredFrames {
-            samples.reserveCapacity(Int(Double(declared) * sampleRate / reader.source.sampleRate) + Int(chunk))
-        }
+        if let declared = reader.declaredDuration { samples.reserveCapacity(Int(declared * sampleRate) + (1 << 16)) }
         while true {
-            let count = try reader.read(into: buffer, at: 0, frameCount: Int(chunk))
-            samples.append(contentsOf: UnsafeBufferPointer(start: buffer.floatChannelData![0], count: count))
-            if count < Int(chunk) { return samples }
+            let piece = try reader.read()
+            if piece.isEmpty { return samples }
+            samples += piece
         }
     }
 }

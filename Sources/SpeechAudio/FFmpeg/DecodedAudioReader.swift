@@ -12,10 +12,16 @@ final class DecodedAudioReader {
     private var finished = false
     /// Frames decoded so far at the source rate, to check the stream against its declared length.
     private var decodedSourceFrames: Int64 = 0
+    /// Whether a stream that ends well before its declared length is read as far as it goes (`truncation` then says
+    /// so) instead of being an error.
+    private let toleratesTruncation: Bool
+    /// Set at the end of a stream cut short, when truncation is tolerated.
+    private(set) var truncation: AudioTruncation?
 
     /// A reader delivering `outputFormat`, or the source's own rate and channels as Float32 deinterleaved.
-    init(url: URL, outputFormat: AVAudioFormat? = nil) throws(AudioError) {
+    init(url: URL, outputFormat: AVAudioFormat? = nil, toleratingTruncation: Bool = false) throws(AudioError) {
         self.url = url
+        toleratesTruncation = toleratingTruncation
         decoder = try FFmpegAudioDecoder(url: url)
         source = decoder.info
         self.outputFormat = outputFormat
@@ -93,10 +99,10 @@ final class DecodedAudioReader {
         guard let declared = source.declaredFrames else { return }
         let missing = declared - decodedSourceFrames
         if missing > Int64(source.sampleRate / 2), Double(decodedSourceFrames) < 0.9 * Double(declared) {
-            let have = Double(decodedSourceFrames) / source.sampleRate
-            let want = Double(declared) / source.sampleRate
-            throw .corruptFile(url, detail: String(
-                format: "it is truncated: its header declares %.2f s of audio but only %.2f s is present", want, have))
+            let cut = AudioTruncation(declaredDuration: Double(declared) / source.sampleRate,
+                                      presentDuration: Double(decodedSourceFrames) / source.sampleRate)
+            guard toleratesTruncation else { throw .corruptFile(url, detail: cut.description) }
+            truncation = cut
         }
     }
 }

@@ -34,6 +34,7 @@ public final class AVAudioFile: Sendable {
         var mode: Mode
         var position: AVAudioFramePosition = 0
         var length: AVAudioFramePosition?
+        var truncation: AudioTruncation?
     }
 
     /// Opens a file for reading with Float32 deinterleaved processing at the file's own rate and channels.
@@ -88,18 +89,28 @@ public final class AVAudioFile: Sendable {
         }
     }
 
-    /// The number of sample frames in the file (for writing: written so far).
+    /// The number of sample frames in the file (for writing: written so far). For a file cut short, the frames
+    /// present; for one that cannot be decoded, 0 (reading it reports why; `measuredLength()` throws it).
     public var length: AVAudioFramePosition {
-        state.withLock { state in
+        (try? measuredLength().frames) ?? 0
+    }
+
+    /// Not in Apple's API: the exact number of frames (counted by decoding the file once, on first use) and, for a
+    /// file whose data ends before the length its header declares, how it was cut short. Throws `AudioError` for a
+    /// file that cannot be decoded.
+    public func measuredLength() throws -> (frames: AVAudioFramePosition, truncation: AudioTruncation?) {
+        try state.withLock { state throws in
             switch state.mode {
-            case .writing(let writer): return writer.framesWritten
-            case .closed: return state.length ?? 0
+            case .writing(let writer): return (writer.framesWritten, nil)
+            case .closed: return (state.length ?? 0, state.truncation)
             case .reading:
-                if let length = state.length { return length }
+                if let length = state.length { return (length, state.truncation) }
                 // Count with a reader of its own so the current read position is untouched.
-                let counted = (try? DecodedAudioReader(url: url, outputFormat: processingFormat).skipToEnd()) ?? 0
+                let reader = try DecodedAudioReader(url: url, outputFormat: processingFormat, toleratingTruncation: true)
+                let counted = try reader.skipToEnd()
                 state.length = counted
-                return counted
+                state.truncation = reader.truncation
+                return (counted, reader.truncation)
             }
         }
     }

@@ -1,17 +1,18 @@
-/// Whisper's log-mel front end over a whole recording, computed window by window.
+/// Whisper's log-mel front end, computed window by window over a whole recording or over a stream whose samples
+/// arrive over time.
 ///
-/// As the reference: 160 zeros appended, frames of 400 samples every 160 centred with reflection at
-/// the edges, Hann window, power spectrum, mel filters, `log10(max(x, 1e-10))`, clamped to 8 below the
-/// recording's maximum, then `(x + 4) / 4`. The maximum is found in a first pass; windows are then
-/// computed on demand, so memory does not grow with the recording's length.
+/// As the reference: 160 zeros appended at the end, frames of 400 samples every 160 centred with reflection at
+/// the edges, Hann window, power spectrum, mel filters, `log10(max(x, 1e-10))`, clamped to 8 below a maximum, then
+/// `(x + 4) / 4`. Over a whole recording (`init(samples:tables:)`) the maximum is the recording's, found in a first
+/// pass, as faster-whisper computes it. Over a stream (`init(streamingWith:)`) it is the maximum of every frame from
+/// the start through the end of the window asked for: a function of the audio alone, whatever the pieces it came in.
+/// Frames are computed on demand, and a stream keeps only the samples still needed, so memory does not grow with
+/// the recording's length.
 final class LogMelSpectrogram {
     static let hop = 160, nFFT = 400, windowFrames = 3000
     private static let bins = nFFT / 2 + 1
 
     let melBins: Int
-    /// Frames of content (`samples / 160`), the reference's `content_frames`.
-    let contentFrames: Int
-    private let samples: [Float]
     private let filters: Tensor
     private let basis: Tensor          // [400, 2·201]: windowed cos | sin
 
@@ -24,34 +25,81 @@ final class LogMelSpectrogram {
             basis = LogMelSpectrogram.makeBasis()
         }
     }
-    private var floor: Float = 0        // global max − 8
-    private let frameBuffer = Buffer(), spectrumBuffer = Buffer(), powerBuffer = Buffer()
 
+    /// Samples from timeline sample `origin` on (a stream drops those no frame still needs).
+    private var samples: [Float]
+    private var origin = 0
+    /// Whether the last sample has arrived (always, over a whole recording).
+    private(set) var ended: Bool
+    /// The maximum of frames `0..<maximumThrough`, and, once fixed (a whole recording), the floor every window uses.
+    private var maximum = -Float.infinity, maximumThrough = 0
+    private var fixedFloor: Float?
+    private let frameBuffer = Buffer(), spectrumBuffer = Buffer(), powerBuffer = Buffer(), scratch = Buffer()
+
+    /// A whole recording: the floor is 8 below the recording's maximum.
     init(samples: [Float], tables: Tables) {
         self.samples = samples
-        self.melBins = tables.filters.shape[0]
+        ended = true
+        melBins = tables.filters.shape[0]
         filters = tables.filters
         basis = tables.basis
-        let totalFrames = (samples.count + Self.hop) / Self.hop
-        contentFrames = totalFrames - 1
-        // First pass: the maximum over every frame the reference computes.
-        var maximum = -Float.infinity
-        let chunk = Self.windowFrames
-        let scratch = Buffer(capacity: chunk * melBins)
-        var start = 0
-        while start < totalFrames {
-            let count = min(chunk, totalFrames - start)
-            computeLog10(frames: start..<(start + count), into: scratch.pointer)
-            maximum = Swift.max(maximum, Vector.max(scratch.pointer, count: count * melBins))
-            start += count
-        }
-        floor = maximum - 8
+        fixedFloor = runningMaximum(through: totalFrames) - 8
     }
 
-    /// Fills `output` (`[3000, melBins]`, time-major) with normalised frames `start ..< start+count`
-    /// followed by zeros, as the reference pads a window.
+    /// A stream: append samples as they arrive, `finish()` after the last.
+    init(streamingWith tables: Tables) {
+        samples = []
+        ended = false
+        melBins = tables.filters.shape[0]
+        filters = tables.filters
+        basis = tables.basis
+    }
+
+    /// Samples received so far.
+    var sampleCount: Int { origin + samples.count }
+
+    /// Frames the reference computes for the samples received (`samples / 160 + 1`, the last over the padding).
+    private var totalFrames: Int { (sampleCount + Self.hop) / Self.hop }
+
+    /// Frames of content (`samples / 160`), the reference's `content_frames`, of the samples received so far.
+    var contentFrames: Int { totalFrames - 1 }
+
+    /// Frames whose samples have all arrived: all of them once the stream ended; before, those ending before the
+    /// last sample received (a frame spans 200 samples after its centre).
+    var completeFrames: Int {
+        ended ? contentFrames : max(0, (sampleCount - Self.nFFT / 2) / Self.hop)
+    }
+
+    func append(_ newSamples: UnsafeBufferPointer<Float>) {
+        precondition(!ended, "LogMelSpectrogram: samples appended after the end of the stream")
+        samples.append(contentsOf: newSamples)
+    }
+
+    func finish() { ended = true }
+
+    /// Takes out the samples received from `position` on (not before the samples kept) and returns them.
+    func truncate(to position: Int) -> [Float] {
+        let cut = min(max(position, origin), sampleCount) - origin
+        let rest = Array(samples[cut...])
+        samples.removeSubrange(cut...)
+        return rest
+    }
+
+    /// Lets go of samples no frame from `frame` on needs.
+    func discard(before frame: Int) {
+        let keepFrom = min(max(0, frame * Self.hop - Self.nFFT / 2), sampleCount)
+        guard keepFrom > origin else { return }
+        samples.removeFirst(keepFrom - origin)
+        origin = keepFrom
+    }
+
+    /// Fills `output` (`[3000, melBins]`, time-major) with normalised frames `start ..< start+count` followed by
+    /// zeros, as the reference pads a window. The frames must be complete (`completeFrames`).
     func window(start: Int, count: Int, into output: UnsafeMutablePointer<Float>) {
         let n = min(count, Self.windowFrames)
+        precondition(start + n <= completeFrames || ended, "LogMelSpectrogram: window past the audio received")
+        // A stream's last window counts the padding frame too, as the whole recording's maximum does.
+        let floor = fixedFloor ?? (runningMaximum(through: ended && start + n >= contentFrames ? totalFrames : start + n) - 8)
         computeLog10(frames: start..<(start + n), into: output)
         let lowest = SIMD16<Float>(repeating: floor)
         var i = 0, total = n * melBins
@@ -65,19 +113,34 @@ final class LogMelSpectrogram {
         (output + total).initialize(repeating: 0, count: (Self.windowFrames - n) * melBins)
     }
 
+    /// The maximum of frames `0..<frame`, extending the running maximum over frames not yet measured.
+    private func runningMaximum(through frame: Int) -> Float {
+        let chunk = Self.windowFrames
+        let out = scratch.reserve(chunk * melBins)
+        while maximumThrough < frame {
+            let count = min(chunk, frame - maximumThrough)
+            computeLog10(frames: maximumThrough..<(maximumThrough + count), into: out)
+            maximum = Swift.max(maximum, Vector.max(out, count: count * melBins))
+            maximumThrough += count
+        }
+        return maximum
+    }
+
     /// `log10(max(mel, 1e-10))` of frames in `range` (time-major), before clamping.
     private func computeLog10(frames range: Range<Int>, into output: UnsafeMutablePointer<Float>) {
         let count = range.count
         guard count > 0 else { return }
         let nFFT = Self.nFFT, bins = Self.bins
         let frames = frameBuffer.reserve(count * nFFT)
-        let padded = samples.count + Self.hop   // the signal with its 160 appended zeros
+        let received = sampleCount
+        let padded = received + Self.hop   // the signal with its 160 appended zeros (reached only once ended)
+        let origin = origin
         samples.withUnsafeBufferPointer { x in
             for (row, frame) in range.enumerated() {
                 let destination = frames + row * nFFT
                 let first = frame * Self.hop - nFFT / 2
-                if first >= 0 && first + nFFT <= x.count {
-                    destination.update(from: x.baseAddress! + first, count: nFFT)
+                if first >= origin && first + nFFT <= received {
+                    destination.update(from: x.baseAddress! + (first - origin), count: nFFT)
                     continue
                 }
                 for n in 0..<nFFT {
@@ -88,7 +151,7 @@ final class LogMelSpectrogram {
                         if i >= padded { i = 2 * (padded - 1) - i }
                         if padded == 1 { i = 0 }
                     }
-                    destination[n] = i < x.count ? x[i] : 0
+                    destination[n] = i < received ? x[i - origin] : 0
                 }
             }
         }

@@ -6,6 +6,8 @@ public enum EngineError: Error, Equatable, CustomStringConvertible {
     case unsupportedLanguage(String)
     /// A window longer than 30 s was given to the incremental interface.
     case windowTooLong(seconds: Double)
+    /// Audio was appended to a long-form transcription after its end.
+    case streamFinished
 
     public var description: String {
         switch self {
@@ -15,6 +17,8 @@ public enum EngineError: Error, Equatable, CustomStringConvertible {
             "The model does not know the language \"\(code)\"."
         case .windowTooLong(let seconds):
             "A streaming window is at most 30 s long; got \(seconds) s."
+        case .streamFinished:
+            "The transcription's audio has ended; start a new LongFormTranscription for more audio."
         }
     }
 }

@@ -31,4 +31,11 @@ public struct Word: Sendable, Equatable {
     /// The word as spelled in the text, with its leading space.
     public var word: String
     public var probability: Double
+
+    public init(start: Double, end: Double, word: String, probability: Double) {
+        self.start = start
+        self.end = end
+        self.word = word
+        self.probability = probability
+    }
 }

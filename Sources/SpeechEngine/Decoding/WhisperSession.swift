@@ -7,7 +7,7 @@ public final class WhisperSession {
     let encoder: AudioEncoder
     let decoder: TextDecoder
     private let melBuffer = Buffer()
-    private let melTables: LogMelSpectrogram.Tables
+    let melTables: LogMelSpectrogram.Tables
     private static let framesPerSecond = 100.0, timePrecision = 0.02, inputStride = 2
 
     public init(model: WhisperModel, maxBeams: Int = 5) {
@@ -23,68 +23,95 @@ public final class WhisperSession {
     /// Transcribes 16 kHz mono samples of any length through consecutive 30 s windows, as faster-whisper.
     public func transcribe(samples: [Float], options: TranscriptionOptions = .init()) throws -> [Segment] {
         try Self.validate(samples)
-        let tokenizer = model.tokenizer
         let mel = LogMelSpectrogram(samples: samples, tables: melTables)
-        let contentFrames = mel.contentFrames
-        guard contentFrames > 0 else { return [] }
-        let language = try resolveLanguage(options.language, mel: mel)
-        let sotSequence = tokenizer.sotSequence(language: language, task: options.task == .translate ? .translate : .transcribe)
-        let decoding = makeDecoding(options)
-        var generator = SeededGenerator(seed: options.seed)
-
-        var allTokens: [Int] = initialPromptTokens(options)
-        var promptResetSince = 0
-        var seek = 0
+        guard mel.contentFrames > 0 else { return [] }
+        var state = try startLongForm(mel, options: options)
         var segments: [Segment] = []
+        while state.seek < mel.contentFrames {
+            segments += decodeLongFormWindow(mel, frames: min(LogMelSpectrogram.windowFrames, mel.contentFrames - state.seek),
+                                             state: &state, options: options)
+        }
+        return segments
+    }
+
+    /// Where a long-form transcription stands between two windows: faster-whisper's seek loop, one window at a time.
+    struct LongFormState {
+        let language: String
+        let sotSequence: [Int]
+        let decoding: WindowDecoding
+        /// Frame (10 ms) where the next window starts.
+        var seek = 0
+        var allTokens: [Int]
+        var promptResetSince = 0
         var lastSpeechTimestamp = 0.0
-        let windowFrames = LogMelSpectrogram.windowFrames
-        while seek < contentFrames {
-            let timeOffset = Double(seek) / Self.framesPerSecond
-            let segmentSize = min(windowFrames, contentFrames - seek)
-            let segmentDuration = Double(segmentSize) / Self.framesPerSecond
-            encodeWindow(mel, start: seek, count: segmentSize)
+        var generator: SeededGenerator
+        var segmentCount = 0
+    }
 
-            let previous = Array(allTokens[promptResetSince...])
-            let prompt = makePrompt(previous: previous, sotSequence: sotSequence, options: options)
-            let attempt = decodeWithFallback(decoding, prompt: prompt, options: options, generator: &generator)
+    /// The state before the first window of `mel` (whose first window must be complete: the language is detected
+    /// on it when the options name none).
+    func startLongForm(_ mel: LogMelSpectrogram, options: TranscriptionOptions) throws -> LongFormState {
+        let language = try resolveLanguage(options.language, mel: mel)
+        let sotSequence = model.tokenizer.sotSequence(language: language,
+                                                      task: options.task == .translate ? .translate : .transcribe)
+        return LongFormState(language: language, sotSequence: sotSequence, decoding: makeDecoding(options),
+                             allTokens: initialPromptTokens(options), generator: SeededGenerator(seed: options.seed))
+    }
 
-            if let threshold = options.noSpeechThreshold {
-                var skip = attempt.result.noSpeechProb > threshold
-                if let lp = options.logProbThreshold, attempt.averageLogProb > lp { skip = false }
-                if skip { seek += segmentSize; continue }
+    /// Decodes the window of `frames` frames of `mel` at `state.seek` (with fallback, the previous text as prompt)
+    /// and moves the seek past what it transcribed. Returns the window's segments, times from the start of `mel`.
+    func decodeLongFormWindow(_ mel: LogMelSpectrogram, frames segmentSize: Int, state: inout LongFormState,
+                              options: TranscriptionOptions) -> [Segment] {
+        let tokenizer = model.tokenizer
+        let seek = state.seek
+        let timeOffset = Double(seek) / Self.framesPerSecond
+        let segmentDuration = Double(segmentSize) / Self.framesPerSecond
+        encodeWindow(mel, start: seek, count: segmentSize)
+
+        let previous = Array(state.allTokens[state.promptResetSince...])
+        let prompt = makePrompt(previous: previous, sotSequence: state.sotSequence, options: options)
+        let attempt = decodeWithFallback(state.decoding, prompt: prompt, options: options, generator: &state.generator)
+
+        if let threshold = options.noSpeechThreshold {
+            var skip = attempt.result.noSpeechProb > threshold
+            if let lp = options.logProbThreshold, attempt.averageLogProb > lp { skip = false }
+            if skip {
+                state.seek += segmentSize
+                return []
             }
-            let previousSeek = seek
-            let split = {
-                self.splitByTimestamps($0, timeOffset: timeOffset, segmentSize: segmentSize,
-                                       segmentDuration: segmentDuration, seek: previousSeek)
+        }
+        let split = {
+            self.splitByTimestamps($0, timeOffset: timeOffset, segmentSize: segmentSize,
+                                   segmentDuration: segmentDuration, seek: seek)
+        }
+        let best = split(attempt.result.tokens)
+        state.seek = best.seek
+        var pieces = best.segments
+        if options.alternatives { addAlternatives(to: &pieces, from: attempt.result) { split($0).segments } }
+        if options.wordTimestamps {
+            addWordTimestamps(&pieces, sotSequence: state.sotSequence, language: state.language, options: options,
+                              numFrames: segmentSize, seek: seek, lastSpeechTimestamp: state.lastSpeechTimestamp)
+            let lastWordEnd = Self.lastEnd(pieces)
+            if !best.singleTimestampEnding, let end = lastWordEnd, end > timeOffset {
+                state.seek = Int((end * Self.framesPerSecond).rounded(.toNearestOrEven))
             }
-            let best = split(attempt.result.tokens)
-            seek = best.seek
-            var pieces = best.segments
-            if options.alternatives { addAlternatives(to: &pieces, from: attempt.result) { split($0).segments } }
-            if options.wordTimestamps {
-                addWordTimestamps(&pieces, sotSequence: sotSequence, language: language, options: options,
-                                  numFrames: segmentSize, seek: previousSeek, lastSpeechTimestamp: lastSpeechTimestamp)
-                let lastWordEnd = Self.lastEnd(pieces)
-                if !best.singleTimestampEnding, let end = lastWordEnd, end > timeOffset {
-                    seek = Int((end * Self.framesPerSecond).rounded(.toNearestOrEven))
-                }
-                if let end = lastWordEnd { lastSpeechTimestamp = end }
-            }
-            for piece in pieces {
-                let text = tokenizer.decode(piece.tokens)
-                if piece.start == piece.end || text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { continue }
-                allTokens.append(contentsOf: piece.tokens)
-                segments.append(Segment(
-                    id: segments.count + 1, seek: previousSeek, start: piece.start, end: piece.end, text: text,
-                    tokens: piece.tokens, avgLogProb: attempt.averageLogProb,
-                    compressionRatio: attempt.compressionRatio, noSpeechProb: attempt.result.noSpeechProb,
-                    temperature: attempt.temperature, words: options.wordTimestamps ? piece.words : nil,
-                    alternatives: piece.alternatives))
-            }
-            if !options.conditionOnPreviousText || attempt.temperature > options.promptResetOnTemperature {
-                promptResetSince = allTokens.count
-            }
+            if let end = lastWordEnd { state.lastSpeechTimestamp = end }
+        }
+        var segments: [Segment] = []
+        for piece in pieces {
+            let text = tokenizer.decode(piece.tokens)
+            if piece.start == piece.end || text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { continue }
+            state.allTokens.append(contentsOf: piece.tokens)
+            state.segmentCount += 1
+            segments.append(Segment(
+                id: state.segmentCount, seek: seek, start: piece.start, end: piece.end, text: text,
+                tokens: piece.tokens, avgLogProb: attempt.averageLogProb,
+                compressionRatio: attempt.compressionRatio, noSpeechProb: attempt.result.noSpeechProb,
+                temperature: attempt.temperature, words: options.wordTimestamps ? piece.words : nil,
+                alternatives: piece.alternatives))
+        }
+        if !options.conditionOnPreviousText || attempt.temperature > options.promptResetOnTemperature {
+            state.promptResetSince = state.allTokens.count
         }
         return segments
     }

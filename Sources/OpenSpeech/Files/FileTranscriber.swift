@@ -1,0 +1,170 @@
+import Foundation
+import SpeechAssets
+import SpeechAudio
+
+/// Transcribes recordings to a `Transcript`: the file workflow of `openspeech transcribe` (and of the server) as a
+/// library entry point. Not in Apple's API. Each file is decoded once, to 16 kHz mono, as it is transcribed; a
+/// `SpeechDetector` beside the `SpeechTranscriber` (unless `Options.detectsSpeech` is off) gives the model only the
+/// speech, carrying the text before as prompt, so silence and noise get no invented text and cost nothing.
+///
+/// The transcript is a function of the audio, the model and the options: the same file gives the same text and times
+/// on every run, whatever else the process did before.
+public struct FileTranscriber: Sendable {
+    public struct Options: Sendable, Equatable {
+        /// The language of the speech.
+        public var locale: Locale
+        /// A catalog model to use instead of the locale's default.
+        public var modelID: String?
+        /// Beam width (1: greedy); nil: 5.
+        public var beamSize: Int?
+        /// Time ranges and confidence per word (for subtitles and JSON), not only per segment.
+        public var wordTimestamps: Bool
+        /// Whether a speech detector chooses what the model hears (off: every sample is transcribed).
+        public var detectsSpeech: Bool
+        /// Whether a truncated file is an error (otherwise the audio present is transcribed, with a warning).
+        public var strict: Bool
+
+        public init(locale: Locale, modelID: String? = nil, beamSize: Int? = nil, wordTimestamps: Bool = false,
+                    detectsSpeech: Bool = true, strict: Bool = false) {
+            self.locale = locale
+            self.modelID = modelID
+            self.beamSize = beamSize
+            self.wordTimestamps = wordTimestamps
+            self.detectsSpeech = detectsSpeech
+            self.strict = strict
+        }
+    }
+
+    /// What happens during a transcription, for a progress display.
+    public enum Event: Sendable, Equatable {
+        /// Models are being installed: the fraction done.
+        case installing(Double)
+        /// Transcription has reached this fraction of the file (by its declared duration, when it declares one).
+        case progress(Double)
+        /// Something the user should know that does not stop the transcription (a truncated file).
+        case warning(String)
+    }
+
+    public let options: Options
+    /// Where models are looked for and installed.
+    public let store: ModelStore
+
+    public init(options: Options, store: ModelStore = ModelStore()) {
+        self.options = options
+        self.store = store
+    }
+
+    /// The catalog ids of the models this transcription needs (the transcriber's, then the detector's).
+    public func requiredModelIDs() throws -> [String] {
+        let resolver = LocaleModelResolver(catalog: store.catalog)
+        guard let id = options.modelID ?? resolver.modelID(for: options.locale) else {
+            throw SFSpeechError(.cannotAllocateUnsupportedLocale, "No model transcribes \(options.locale.identifier); "
+                + "see `openspeech models list` for the languages the catalog covers.")
+        }
+        guard store.catalog.model(id) != nil else {
+            throw ModelAssetError.unknownModel(id: id, known: store.catalog.models.map(\.id))
+        }
+        return [id] + (options.detectsSpeech ? [SpeechDetector.modelID] : [])
+    }
+
+    /// The required models that are not installed.
+    public func missingModelIDs() throws -> [String] {
+        try requiredModelIDs().filter { store.installedDirectory(for: $0) == nil }
+    }
+
+    /// Installs the required models that are missing, reporting `.installing` events.
+    public func installModels(events: @escaping @Sendable (Event) -> Void = { _ in }) async throws {
+        let missing = try missingModelIDs()
+        for (index, id) in missing.enumerated() {
+            try await store.install(id) { done, total in
+                let fraction = total > 0 ? Double(done) / Double(total) : 0
+                events(.installing((Double(index) + fraction) / Double(missing.count)))
+            }
+        }
+    }
+
+    /// Transcribes the first audio stream of the file at `url` (any container FFmpeg reads). Throws `AudioError` for
+    /// a file that cannot be read, `SFSpeechError(.noModel)` when the model is not installed.
+    public func transcribe(contentsOf url: URL, events: @escaping @Sendable (Event) -> Void = { _ in }) async throws -> Transcript {
+        let reader = try MonoAudioReader(url: url, toleratingTruncation: !options.strict)
+        let run = try await analyze(.file(reader), expectedDuration: reader.declaredDuration, events: events)
+        if let truncation = run.truncation {
+            events(.warning("\(url.path): \(truncation); transcribing the \(String(format: "%.2f", truncation.presentDuration)) s present."))
+        }
+        return run.transcript
+    }
+
+    /// Transcribes 16 kHz mono samples.
+    public func transcribe(samples: [Float], events: @escaping @Sendable (Event) -> Void = { _ in }) async throws -> Transcript {
+        try await analyze(.samples(samples), expectedDuration: Double(samples.count) / MonoAudio.speechSampleRate,
+                          events: events).transcript
+    }
+
+    private enum Input {
+        case file(MonoAudioReader)
+        case samples([Float])
+    }
+
+    /// Runs an analyzer with the transcriber (and detector) over `input`; returns the transcript and, for a
+    /// truncated file, how it was cut.
+    private func analyze(_ input: sending Input, expectedDuration: Double?, events: @escaping @Sendable (Event) -> Void)
+        async throws -> (transcript: Transcript, truncation: AudioTruncation?) {
+        let timed = options.wordTimestamps
+        let transcriber = SpeechTranscriber(
+            locale: options.locale, transcriptionOptions: [], reportingOptions: [],
+            attributeOptions: timed ? [.audioTimeRange, .transcriptionConfidence] : [],
+            engineConfiguration: .init(modelID: options.modelID, beamSize: options.beamSize, wordTimestamps: timed),
+            modelStore: store)
+        let detector = options.detectsSpeech
+            ? SpeechDetector(detectionOptions: .init(sensitivityLevel: .medium), reportResults: false, modelStore: store)
+            : nil
+        let modules: [any SpeechModule] = [transcriber] + (detector.map { [$0] } ?? [])
+        let analyzer = SpeechAnalyzer(modules: modules, options: .init(priority: .userInitiated, modelRetention: .processLifetime))
+        let collector = Task {
+            var results: [SpeechTranscriber.Result] = []
+            for try await result in transcriber.results {
+                results.append(result)
+                if let expectedDuration, expectedDuration > 0 {
+                    events(.progress(min(1, result.range.end.seconds / expectedDuration)))
+                }
+            }
+            return results
+        }
+        events(.progress(0))
+        let fed: (samples: Int64, truncation: AudioTruncation?)
+        do {
+            switch input {
+            case .file(let reader):
+                fed = try await analyzer.analyzeSequence(fromMonoReader: reader)
+            case .samples(let samples):
+                _ = try await analyzer.analyzeSequence(Self.inputs(samples))
+                fed = (Int64(samples.count), nil)
+            }
+            try await analyzer.finalizeAndFinishThroughEndOfInput()
+        } catch {
+            collector.cancel()
+            analyzer.cancelAndFinishNow()
+            throw error
+        }
+        let results = try await collector.value
+        let language = options.locale.language.languageCode?.identifier ?? "en"
+        let transcript = Transcript(results: results, language: language,
+                                    duration: Double(fed.samples) / MonoAudio.speechSampleRate)
+        return (transcript, fed.truncation)
+    }
+
+    /// Samples as analyzer input, in buffers of 4 s.
+    private static func inputs(_ samples: [Float]) -> AsyncStream<AnalyzerInput> {
+        let format = MonoAudio.format(), size = 1 << 16
+        return AsyncStream { continuation in
+            for start in stride(from: 0, to: samples.count, by: size) {
+                let count = min(size, samples.count - start)
+                let buffer = AVAudioPCMBuffer(pcmFormat: format, frameCapacity: AVAudioFrameCount(count))!
+                samples.withUnsafeBufferPointer { buffer.floatChannelData![0].update(from: $0.baseAddress! + start, count: count) }
+                buffer.frameLength = AVAudioFrameCount(count)
+                continuation.yield(AnalyzerInput(buffer: buffer))
+            }
+            continuation.finish()
+        }
+    }
+}

@@ -1,0 +1,72 @@
+/// faster-whisper's long-form transcription (30 s windows, each starting where the last one's text ended, the
+/// previous text as prompt, temperature fallback) run as audio arrives: append samples, take the segments of every
+/// window whose audio is complete, finish after the last sample.
+///
+/// A window is decoded only once all of its audio has arrived (or the stream ended), so the segments depend on the
+/// audio and the options alone, never on how the audio was cut into pieces or when it came. The log-mel floor is
+/// the maximum of the audio from the start through each window's end (over a whole recording, `WhisperSession`'s
+/// `transcribe(samples:)` uses the recording's maximum, as faster-whisper: the two differ only when a window is
+/// quieter by 80 dB than audio after it). Memory is bounded: samples are kept from the next window's start only.
+///
+/// Not for concurrent use; it drives its session, which must not be used for anything else meanwhile.
+public final class LongFormTranscription {
+    public let session: WhisperSession
+    public let options: TranscriptionOptions
+    private let mel: LogMelSpectrogram
+    private var state: WhisperSession.LongFormState?
+
+    public init(session: WhisperSession, options: TranscriptionOptions) {
+        self.session = session
+        self.options = options
+        mel = LogMelSpectrogram(streamingWith: session.melTables)
+    }
+
+    /// Samples received (16 kHz mono).
+    public var sampleCount: Int { mel.sampleCount }
+
+    /// Whether `finish()` was called.
+    public var isFinished: Bool { mel.ended }
+
+    /// The sample where the next window starts: the transcription is final before it.
+    public var decodedThrough: Int { min((state?.seek ?? 0) * LogMelSpectrogram.hop, mel.sampleCount) }
+
+    /// Appends 16 kHz mono samples; a sample that is not finite is an `EngineError.invalidSample`.
+    public func append(_ samples: [Float]) throws {
+        guard !mel.ended else { throw EngineError.streamFinished }
+        try WhisperSession.validate(samples)
+        samples.withUnsafeBufferPointer { mel.append($0) }
+    }
+
+    /// Marks the end of the audio: the last windows become decodable.
+    public func finish() { mel.finish() }
+
+    /// Marks the end of the audio at sample `position` (at least `decodedThrough`): samples received after it are
+    /// taken out and returned, for a transcription that goes on after this one.
+    public func finish(at position: Int) -> [Float] {
+        let rest = mel.truncate(to: max(position, decodedThrough))
+        mel.finish()
+        return rest
+    }
+
+    /// Decodes every window whose audio is complete (after `finish()`, all that is left) and returns their segments,
+    /// times in seconds from the first sample.
+    public func decodeAvailable() throws -> [Segment] {
+        var segments: [Segment] = []
+        let window = LogMelSpectrogram.windowFrames
+        while true {
+            let seek = state?.seek ?? 0
+            let frames: Int
+            if mel.ended {
+                frames = min(window, mel.contentFrames - seek)
+                guard frames > 0 else { break }
+            } else {
+                guard seek + window <= mel.completeFrames else { break }
+                frames = window
+            }
+            if state == nil { state = try session.startLongForm(mel, options: options) }
+            segments += session.decodeLongFormWindow(mel, frames: frames, state: &state!, options: options)
+            mel.discard(before: state!.seek)
+        }
+        return segments
+    }
+}
