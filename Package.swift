@@ -1,5 +1,6 @@
 // swift-tools-version:6.0
 // OpenSpeech: Apple's SpeechAnalyzer API for Linux on open Whisper models. Layers as in DESIGN.md §1.
+import Foundation
 import PackageDescription
 
 /// `OPENSPEECH_TARGET_CPU=native` (or any `-target-cpu` name: znver4, haswell, x86-64...) compiles the engine for
@@ -9,6 +10,11 @@ import PackageDescription
 let engineSettings: [SwiftSetting] = Context.environment["OPENSPEECH_TARGET_CPU"].map {
     [.unsafeFlags(["-target-cpu", $0])]
 } ?? []
+
+/// oneDNN runs the engine's weight products where its headers are installed (`libdnnl-dev`, scripts/setup); elsewhere
+/// (aarch64 without it, Apple) OpenBLAS or Accelerate do.
+let oneDNN: [Target.Dependency] = FileManager.default.fileExists(atPath: "/usr/include/oneapi/dnnl/dnnl.h")
+    ? [.target(name: "CDNNL", condition: .when(platforms: [.linux]))] : []
 
 let package = Package(
     name: "OpenSpeech",
@@ -34,6 +40,8 @@ let package = Package(
         .systemLibrary(
             name: "CFFmpeg", path: "Sources/CFFmpeg", pkgConfig: "libavformat",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswresample-dev"])]),
+        // oneDNN (x86 Linux): the weight products, kernels chosen for the CPU at run time. Without it, OpenBLAS.
+        .systemLibrary(name: "CDNNL", path: "Sources/CDNNL", providers: [.apt(["libdnnl-dev"])]),
         .systemLibrary(
             name: "CBLAS", path: "Sources/CBLAS", pkgConfig: "openblas",
             providers: [.apt(["libopenblas-dev"])]),
@@ -47,7 +55,10 @@ let package = Package(
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
             resources: [.process("Resources")]),
-        .target(name: "SpeechEngine", dependencies: ["CBLAS"], swiftSettings: engineSettings),
+        .target(
+            name: "SpeechEngine",
+            dependencies: ["CBLAS"] + oneDNN,
+            swiftSettings: engineSettings),
         .target(name: "OpenSpeech", dependencies: ["SpeechAudio", "SpeechAssets", "SpeechEngine"]),
         // Normalizers and word error rate, shared by the tests and the benchmark.
         .target(name: "SpeechEvaluation"),

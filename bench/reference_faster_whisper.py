@@ -162,6 +162,8 @@ def main():
         "faster_whisper_version": faster_whisper.__version__,
         "ctranslate2_version": ctranslate2.__version__,
         "model": os.path.basename(os.path.normpath(args.model)),
+        # The instruction-set limit this run had (bench/run's AVX2 rows), "none" for the CPU's full ISA.
+        "isa_limit": os.environ.get("CT2_FORCE_CPU_ISA") or os.environ.get("ONEDNN_MAX_CPU_ISA") or "none",
         "model_path": os.path.abspath(args.model),
         "multilingual": multilingual,
         "corpus": os.path.abspath(args.corpus),

@@ -1,8 +1,8 @@
 import Foundation
 
 /// A Whisper model loaded from a CTranslate2 model directory (`model.bin`, `config.json`,
-/// `vocabulary.txt`/`tokenizer.json`): fp16 weights kept in half precision, computed in fp32; immutable,
-/// shareable between tasks.
+/// `vocabulary.txt`/`tokenizer.json`), its weights converted at load to a compute type (fp16, fp32 or int8 files
+/// alike); immutable, shareable between tasks.
 /// Transcribe with a `WhisperSession` (one per concurrent task) or the convenience methods here.
 public final class WhisperModel: Sendable {
     public let directory: URL
@@ -10,16 +10,20 @@ public final class WhisperModel: Sendable {
     public let config: ModelConfig
     public let tokenizer: WhisperTokenizer
     let weights: WhisperWeights
-    /// Threads a session spreads its large products and loops over (OpenBLAS itself runs on one).
+    /// Threads a session spreads its large products and loops over (the matrix libraries themselves run on one).
     public let threads: Int
+    /// The type the products run in: the one asked for, resolved for this CPU and build (never `auto`).
+    public var computeType: ComputeType { weights.computeType }
 
-    /// Loads the model; `threads` sets how many threads a session uses (default: the cores available).
-    public init(directory: URL, threads: Int? = nil) throws {
-        Self.logBackendOnce
-        self.threads = max(1, threads ?? Self.defaultThreads)
+    /// Loads the model; `threads` sets how many threads a session uses (default: the cores available), and
+    /// `computeType` the precision of its products (`.auto`: the fastest this machine runs).
+    public init(directory: URL, threads: Int? = nil, computeType: ComputeType = .default) throws {
+        MatrixBackend.prepare
+        let threads = max(1, threads ?? Self.defaultThreads)
+        self.threads = threads
         self.directory = directory
         let file = try ModelFile(url: directory.appendingPathComponent("model.bin"))
-        weights = try WhisperWeights(file: file)
+        weights = try WhisperWeights(file: file, computeType: computeType, threads: threads)
         dimensions = weights.dimensions
         config = try ModelConfig.load(directory.appendingPathComponent("config.json"))
         tokenizer = try WhisperTokenizer(modelDirectory: directory)
@@ -35,16 +39,9 @@ public final class WhisperModel: Sendable {
         try WhisperSession(model: self).detectLanguage(samples: samples)
     }
 
-    /// Logs once per process which OpenBLAS kernels run and with how many threads.
     /// `OPENBLAS_NUM_THREADS` if set, else the cores available.
     static var defaultThreads: Int {
         ProcessInfo.processInfo.environment["OPENBLAS_NUM_THREADS"].flatMap(Int.init)
             ?? ProcessInfo.processInfo.activeProcessorCount
     }
-
-    private static let logBackendOnce: Void = {
-        BLASSettings.singleThreaded
-        let line = "SpeechEngine: OpenBLAS \(BLASSettings.coreName) kernels, up to \(defaultThreads) threads\n"
-        FileHandle.standardError.write(Data(line.utf8))
-    }()
 }

@@ -9,8 +9,10 @@ struct BenchRun: Codable {
     var wallSeconds: Double
     var audioSeconds: Double
     var peakRssBytes: Int
-    /// OpenBLAS kernel family (OpenSpeech runs only).
+    /// The matrix libraries and instruction set (OpenSpeech runs only).
     var blasCore: String?
+    /// `ONEDNN_MAX_CPU_ISA` / `CT2_FORCE_CPU_ISA` of the run ("none": the CPU's full ISA).
+    var isaLimit: String?
     var clips: [Clip]
 
     struct Options: Codable {

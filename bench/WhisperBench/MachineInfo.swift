@@ -1,7 +1,7 @@
 import Foundation
 import SpeechEngine
 
-/// What the benchmark ran on: cores, CPU model, OpenBLAS kernels and the environment that picks them.
+/// What the benchmark ran on: cores, CPU model and ISA, matrix libraries and the environment that picks their kernels.
 struct MachineInfo: Codable {
     var cores: Int
     var cpuModel: String
@@ -19,12 +19,12 @@ struct MachineInfo: Codable {
         return MachineInfo(
             cores: ProcessInfo.processInfo.activeProcessorCount,
             cpuModel: features.isEmpty ? model : "\(model) (\(features.joined(separator: " ")))",
-            blasCore: BLASSettings.coreName,
+            blasCore: MatrixBackend.description,
             openblasCoretype: environment["OPENBLAS_CORETYPE"], openblasL2Size: environment["OPENBLAS_L2_SIZE"])
     }
 
     var summary: String {
-        "machine: \(cores) cores, \(cpuModel); OpenBLAS kernels: \(blasCore) "
+        "machine: \(cores) cores, \(cpuModel); matrix libraries: \(blasCore) "
             + "(OPENBLAS_CORETYPE=\(openblasCoretype ?? "unset"), OPENBLAS_L2_SIZE=\(openblasL2Size ?? "unset"))"
     }
 }

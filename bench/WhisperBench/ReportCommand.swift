@@ -14,6 +14,8 @@ struct ReportCommand: ParsableCommand {
     struct Row: Codable {
         var model: String
         var beamSize: Int
+        /// The instruction-set limit of the run ("none": the CPU's full ISA).
+        var isa: String
         var engine: String
         var rtfx: Double
         var loadSeconds: Double
@@ -46,22 +48,22 @@ struct ReportCommand: ParsableCommand {
                 counts[subset, default: ErrorCounts()] += score
                 if clip.language == "en" { counts["all en", default: ErrorCounts()] += score }
             }
-            let engine = run.engine == "openspeech" ? "openspeech" : "\(run.engine) \(run.options.computeType)"
-            return Row(model: run.model, beamSize: run.options.beamSize, engine: engine,
+            let engine = "\(run.engine) \(run.options.computeType)"
+            return Row(model: run.model, beamSize: run.options.beamSize, isa: run.isaLimit ?? "none", engine: engine,
                        rtfx: run.wallSeconds > 0 ? run.audioSeconds / run.wallSeconds : 0, loadSeconds: run.loadSeconds,
                        peakRssMB: Double(run.peakRssBytes) / 1_048_576, audioSeconds: run.audioSeconds,
                        wallSeconds: run.wallSeconds, blasCore: run.blasCore,
                        failures: run.clips.filter { $0.error != nil }.count,
                        errorRates: counts.mapValues(\.rate), errorCounts: counts)
         }
-        .sorted { ($0.model, $0.beamSize, engineRank($0.engine), $0.engine) < ($1.model, $1.beamSize, engineRank($1.engine), $1.engine) }
+        .sorted { ($0.model, $0.isa, $0.beamSize, engineRank($0.engine), $0.engine) < ($1.model, $1.isa, $1.beamSize, engineRank($1.engine), $1.engine) }
         subsets.append("all en")
 
         if showErrors { printClipErrors(loaded) }
 
         let machine = MachineInfo.current()
         print(machine.summary)
-        for core in Set(rows.compactMap(\.blasCore)) { print("OpenSpeech runs used OpenBLAS kernels: \(core)") }
+        for core in Set(rows.compactMap(\.blasCore)).sorted() { print("OpenSpeech runs used: \(core)") }
         print()
         printSpeed(rows)
         print()
@@ -91,13 +93,13 @@ struct ReportCommand: ParsableCommand {
 
     /// OpenSpeech first, then faster-whisper int8, then float32.
     private func engineRank(_ engine: String) -> Int {
-        engine == "openspeech" ? 0 : engine.hasSuffix("int8") ? 1 : engine.hasSuffix("float32") ? 2 : 3
+        engine.hasPrefix("openspeech") ? 0 : engine.hasSuffix("int8") ? 1 : engine.hasSuffix("float32") ? 2 : 3
     }
 
     private func groups(_ rows: [Row]) -> [[Row]] {
         var result: [[Row]] = []
         for row in rows {
-            if let last = result.last?.last, last.model == row.model, last.beamSize == row.beamSize {
+            if let last = result.last?.last, last.model == row.model, last.beamSize == row.beamSize, last.isa == row.isa {
                 result[result.count - 1].append(row)
             } else {
                 result.append([row])
@@ -107,17 +109,20 @@ struct ReportCommand: ParsableCommand {
     }
 
     private func printSpeed(_ rows: [Row]) {
-        var table = TextTable(["model", "beam", "engine", "RTFx", "load s", "peak RSS MB", "WER en %", "failures"])
+        var table = TextTable(["model", "ISA limit", "beam", "engine", "RTFx", "load s", "peak RSS MB", "WER en %", "failures"])
         for group in groups(rows) {
             for row in group {
-                table.add([row.model, "\(row.beamSize)", row.engine, fixed(row.rtfx, 1), fixed(row.loadSeconds, 2),
+                table.add([row.model, row.isa, "\(row.beamSize)", row.engine, fixed(row.rtfx, 1), fixed(row.loadSeconds, 2),
                            fixed(row.peakRssMB, 0), row.errorRates["all en"].map { fixed($0 * 100, 2) } ?? "-", "\(row.failures)"])
             }
-            guard let ours = group.first(where: { $0.engine == "openspeech" }) else { continue }
-            for other in group where other.engine != "openspeech" {
-                let name = other.engine.replacingOccurrences(of: "faster-whisper ", with: "fw ")
-                table.add(["", "", "openspeech / \(name)", ratio(ours.rtfx, other.rtfx), ratio(ours.loadSeconds, other.loadSeconds),
-                           ratio(ours.peakRssMB, other.peakRssMB), difference(ours.errorRates["all en"], other.errorRates["all en"]), ""])
+            for ours in group where ours.engine.hasPrefix("openspeech") {
+                for other in group where !other.engine.hasPrefix("openspeech") {
+                    let name = other.engine.replacingOccurrences(of: "faster-whisper ", with: "fw ")
+                    table.add(["", "", "", "\(ours.engine.replacingOccurrences(of: "openspeech ", with: "os ")) / \(name)",
+                               ratio(ours.rtfx, other.rtfx), ratio(ours.loadSeconds, other.loadSeconds),
+                               ratio(ours.peakRssMB, other.peakRssMB),
+                               difference(ours.errorRates["all en"], other.errorRates["all en"]), ""])
+                }
             }
             table.separator()
         }
@@ -126,10 +131,10 @@ struct ReportCommand: ParsableCommand {
     }
 
     private func printErrorRates(_ rows: [Row], subsets: [String]) {
-        var table = TextTable(["model", "beam", "engine"] + subsets.map { "\($0) %" })
+        var table = TextTable(["model", "ISA limit", "beam", "engine"] + subsets.map { "\($0) %" })
         for group in groups(rows) {
             for row in group {
-                table.add([row.model, "\(row.beamSize)", row.engine] + subsets.map { subset in
+                table.add([row.model, row.isa, "\(row.beamSize)", row.engine] + subsets.map { subset in
                     row.errorRates[subset].map { fixed($0 * 100, 2) } ?? "-"
                 })
             }

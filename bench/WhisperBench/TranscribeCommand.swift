@@ -10,6 +10,7 @@ struct TranscribeCommand: ParsableCommand {
     @Option(help: "CTranslate2 Whisper model directory.") var model: String
     @Option(help: "Beam size (1: greedy).") var beamSize = 5
     @Option(help: "Threads (default: the cores available).") var threads: Int?
+    @Option(help: "Compute type: auto, int8, int8_float32, bfloat16, float16, float32.") var computeType = "float32"
     @Option(help: "Only these languages (comma-separated).") var languages: String?
     @Option(help: "Only these subsets (comma-separated).") var subsets: String?
     @Option(help: "Only these clip ids (comma-separated).") var ids: String?
@@ -24,7 +25,10 @@ struct TranscribeCommand: ParsableCommand {
         if !list(ids).isEmpty { items = items.filter { list(ids).contains($0.id) } }
 
         let loadStart = ContinuousClock.now
-        let whisper = try WhisperModel(directory: URL(fileURLWithPath: model), threads: threads)
+        guard let requested = ComputeType(rawValue: computeType) else {
+            throw ValidationError("unknown compute type \(computeType)")
+        }
+        let whisper = try WhisperModel(directory: URL(fileURLWithPath: model), threads: threads, computeType: requested)
         let loadSeconds = (ContinuousClock.now - loadStart).seconds
         let multilingual = whisper.tokenizer.isMultilingual
         let defaults = TranscriptionOptions()
@@ -63,10 +67,11 @@ struct TranscribeCommand: ParsableCommand {
         let run = BenchRun(
             engine: "openspeech", model: URL(fileURLWithPath: model).standardizedFileURL.lastPathComponent,
             multilingual: multilingual,
-            options: .init(computeType: "float32", beamSize: beamSize, temperatures: defaults.temperatures,
+            options: .init(computeType: whisper.computeType.rawValue, beamSize: beamSize, temperatures: defaults.temperatures,
                            wordTimestamps: false, threads: whisper.threads),
             loadSeconds: loadSeconds, wallSeconds: wall, audioSeconds: audio, peakRssBytes: peakResidentBytes(),
-            blasCore: BLASSettings.coreName, clips: clips)
+            blasCore: MatrixBackend.description,
+            isaLimit: ProcessInfo.processInfo.environment["ONEDNN_MAX_CPU_ISA"] ?? "none", clips: clips)
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

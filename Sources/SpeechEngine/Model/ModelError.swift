@@ -11,6 +11,7 @@ public enum ModelError: Error, Equatable, CustomStringConvertible {
     case unsupportedDataType(String, Int)
     case invalidConfig(String)
     case invalidVocabulary(String)
+    case invalidQuantizationScale(String)
 
     public var description: String {
         switch self {
@@ -32,6 +33,8 @@ public enum ModelError: Error, Equatable, CustomStringConvertible {
             "config.json is invalid: \(reason)."
         case .invalidVocabulary(let reason):
             "The vocabulary is invalid: \(reason)."
+        case .invalidQuantizationScale(let name):
+            "The quantization scale of \(name) is zero, negative, not a number or of the wrong size; the model file is damaged."
         }
     }
 }

@@ -103,6 +103,32 @@ struct ModelFile {
         }
     }
 
+    /// The `<name>_scale` of an int8/int16 variable: CTranslate2's multipliers from weight units to integer units,
+    /// one per row or one for all. A scale that is not a positive finite number is a damaged file.
+    func quantizationScales(_ name: String) throws -> [Float] {
+        let scales = try tensor(name + "_scale").array
+        guard !scales.isEmpty, scales.allSatisfy({ $0.isFinite && $0 > 0 }) else {
+            throw ModelError.invalidQuantizationScale(name)
+        }
+        return scales
+    }
+
+    /// Calls `body` with an int8 matrix variable's values (`rows × columns`, row-major) and per-row factors back to
+    /// weight units (1 / scale); nil, without calling it, when the variable is not a matrix stored as int8.
+    func withInt8Matrix<R>(_ name: String,
+                           _ body: (_ values: UnsafePointer<Int8>, _ factors: UnsafePointer<Float>) throws -> R) throws -> R? {
+        guard let v = variable(name), v.dataType == .int8, v.shape.count == 2 else { return nil }
+        let scales = try quantizationScales(name)
+        guard scales.count == v.shape[0] || scales.count == 1 else { throw ModelError.invalidQuantizationScale(name) }
+        let factors = (0..<v.shape[0]).map { 1 / scales[scales.count == 1 ? 0 : $0] }
+        defer { releasePages(of: v) }
+        return try data.withUnsafeBytes { raw in
+            try factors.withUnsafeBufferPointer { factors in
+                try body((raw.baseAddress! + v.offset).assumingMemoryBound(to: Int8.self), factors.baseAddress!)
+            }
+        }
+    }
+
     /// The variable as fp32, converted once (int8/int16 weights divided by their `_scale`).
     func tensor(_ name: String, shape expected: [Int]? = nil) throws -> Tensor {
         guard let v = variable(name) else { throw ModelError.missingVariable(name) }
@@ -110,7 +136,7 @@ struct ModelFile {
         guard shape.reduce(1, *) == v.shape.reduce(1, *) else { throw ModelError.unexpectedShape(name, v.shape) }
         var scales: [Float]? = nil
         if v.dataType == .int8 || v.dataType == .int16 {
-            scales = try tensor(name + "_scale").array
+            scales = try quantizationScales(name)
         }
         defer { releasePages(of: v) }
         return try data.withUnsafeBytes { raw in

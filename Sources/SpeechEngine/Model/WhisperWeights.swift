@@ -26,22 +26,27 @@ struct DecoderLayerWeights: Sendable {
     let feedForward: FeedForwardWeights
 }
 
-/// All weights of a Whisper model in fp32, converted once at load.
+/// All weights of a Whisper model, converted once at load to the compute type's form.
 struct WhisperWeights: Sendable {
     let dimensions: ModelDimensions
-    /// `[d, melBins·3]` and `[d, d·3]`: kernels flattened as (input channel, tap).
-    let conv1Weight: Tensor, conv1Bias: Tensor
-    let conv2Weight: Tensor, conv2Bias: Tensor
+    /// The type the products run in (resolved: never `auto`).
+    let computeType: ComputeType
+    /// Convolutions as linear layers over `[input channel, tap]` columns: `[d, melBins·3]` and `[d, d·3]`.
+    let conv1: Linear, conv2: Linear
     let encoderPositions: Tensor
     let encoderLayers: [EncoderLayerWeights]
     let encoderNormGamma: Tensor, encoderNormBeta: Tensor
-    /// `[vocabulary, d]` in half precision (exact for fp16 models), also the output projection.
+    /// `[vocabulary, d]` in half precision (exact for fp16 models): the token embeddings.
     let embedding: HalfMatrix
+    /// The output projection (the embedding matrix, tied), in the compute type.
+    let outputProjection: Linear
     let decoderPositions: Tensor
     let decoderLayers: [DecoderLayerWeights]
     let decoderNormGamma: Tensor, decoderNormBeta: Tensor
 
-    init(file: ModelFile) throws {
+    /// Weights of `file` for products in `computeType`; `threads` (the sessions' `Parallel`) decides how many parts
+    /// very large matrices are packed in, so that each thread streams its own part.
+    init(file: ModelFile, computeType requested: ComputeType = .float16, threads: Int = 1) throws {
         func has(_ name: String) -> Bool { file.variable(name) != nil }
         func count(_ prefix: String) -> Int {
             var n = 0
@@ -63,32 +68,64 @@ struct WhisperWeights: Sendable {
               dimensions.decoderHeads > 0, d % dimensions.decoderHeads == 0,
               dimensions.encoderLayers > 0, dimensions.decoderLayers > 0
         else { throw ModelError.unexpectedShape("decoder/embeddings/weight", embed.shape) }
+        let computeType = requested.resolved
+        self.computeType = computeType
 
-        conv1Weight = try file.tensor("encoder/conv1/weight", shape: [d, mels * 3])
-        conv1Bias = try file.tensor("encoder/conv1/bias", shape: [d])
-        conv2Weight = try file.tensor("encoder/conv2/weight", shape: [d, d * 3])
-        conv2Bias = try file.tensor("encoder/conv2/bias", shape: [d])
+        /// The weight `name` (`[out, inputs]`) with `bias`: packed for oneDNN in the compute type (`floatOnly`: fp32
+        /// whatever the type), or with the `float16` type (and without oneDNN) fp16 where the file stores fp16 or
+        /// `alwaysHalf` asks, else fp32.
+        func linear(_ name: String, _ out: Int, _ inputs: Int, bias: Tensor?, alwaysHalf: Bool = false,
+                    floatOnly: Bool = false) throws -> Linear {
+            guard let v = file.variable(name), v.shape.reduce(1, *) == out * inputs else {
+                throw ModelError.unexpectedShape(name, file.variable(name)?.shape ?? [])
+            }
+            #if canImport(CDNNL)
+            if computeType != .float16 {
+                let precision: PackedMatrix.Precision = floatOnly ? .float32
+                    : computeType == .int8 ? .int8 : computeType == .bfloat16 ? .bfloat16 : .float32
+                // Only matrices too large for one core's share of memory bandwidth are split between threads.
+                let parts = out * inputs >= 4 << 20 ? threads : 1
+                if precision == .int8, let packed = try file.withInt8Matrix(name, { values, factors in
+                    PackedMatrix(int8: values, factors: factors, rows: out, columns: inputs, bias: bias, parts: parts)
+                }) {
+                    return Linear(weight: .packed(packed), bias: bias)
+                }
+                let values = try file.tensor(name, shape: [out, inputs])
+                return Linear(weight: .packed(PackedMatrix(weights: values.pointer, rows: out, columns: inputs, bias: bias,
+                                                           precision: precision, parts: parts)), bias: bias)
+            }
+            #endif
+            // The half kernel reads 16 columns at a time; other widths stay in fp32.
+            guard !floatOnly, computeType != .float32, alwaysHalf || v.dataType == .float16, inputs % 16 == 0 else {
+                return Linear(weight: .full(try file.tensor(name, shape: [out, inputs])), bias: bias)
+            }
+            let matrix = try file.halfMatrix(name)
+            guard matrix.rows == out, matrix.columns == inputs else {
+                throw ModelError.unexpectedShape(name, [matrix.rows, matrix.columns])
+            }
+            return Linear(weight: .half(matrix), bias: bias)
+        }
+        func layer(_ p: String, _ out: Int, _ inputs: Int, alwaysHalf: Bool) throws -> Linear {
+            try linear("\(p)/weight", out, inputs, bias: try file.tensor("\(p)/bias", shape: [out]), alwaysHalf: alwaysHalf)
+        }
+
+        self.conv1 = try linear("encoder/conv1/weight", d, mels * 3, bias: try file.tensor("encoder/conv1/bias", shape: [d]),
+                                floatOnly: true)
+        conv2 = try linear("encoder/conv2/weight", d, d * 3, bias: try file.tensor("encoder/conv2/bias", shape: [d]),
+                           floatOnly: true)
         encoderPositions = try file.tensor("encoder/position_encodings/encodings", shape: [dimensions.audioContext, d])
         encoderNormGamma = try file.tensor("encoder/layer_norm/gamma", shape: [d])
         encoderNormBeta = try file.tensor("encoder/layer_norm/beta", shape: [d])
         embedding = try file.halfMatrix("decoder/embeddings/weight")
+        if computeType == .float16 || !MatrixBackend.hasOneDNN {
+            outputProjection = Linear(weight: .half(embedding), bias: nil)
+        } else {
+            outputProjection = try linear("decoder/embeddings/weight", dimensions.vocabularySize, d, bias: nil)
+        }
         decoderPositions = try file.tensor("decoder/position_encodings/encodings", shape: [dimensions.textContext, d])
         decoderNormGamma = try file.tensor("decoder/layer_norm/gamma", shape: [d])
         decoderNormBeta = try file.tensor("decoder/layer_norm/beta", shape: [d])
 
-        /// Always fp16 in the decoder's steps; elsewhere fp16 where the file stores fp16 (exact), else fp32.
-        func layer(_ p: String, _ out: Int, _ inputs: Int, alwaysHalf: Bool) throws -> Linear {
-            let bias = try file.tensor("\(p)/bias", shape: [out])
-            // The half kernel reads 16 columns at a time; other widths stay in fp32.
-            guard alwaysHalf || file.variable("\(p)/weight")?.dataType == .float16, inputs % 16 == 0 else {
-                return Linear(weight: .full(try file.tensor("\(p)/weight", shape: [out, inputs])), bias: bias)
-            }
-            let matrix = try file.halfMatrix("\(p)/weight")
-            guard matrix.rows == out, matrix.columns == inputs else {
-                throw ModelError.unexpectedShape("\(p)/weight", [matrix.rows, matrix.columns])
-            }
-            return Linear(weight: .half(matrix), bias: bias)
-        }
         func norm(_ p: String) throws -> (Tensor, Tensor) {
             (try file.tensor("\(p)/gamma", shape: [d]), try file.tensor("\(p)/beta", shape: [d]))
         }

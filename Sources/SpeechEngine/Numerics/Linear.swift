@@ -1,18 +1,26 @@
-/// A linear layer `y = x · Wᵀ + b`, computed in fp32. The weight is kept in fp16 when that is exact (the
-/// file stores fp16) or in the decoder (whose few rows per step are bound by the bytes streamed); else fp32.
+/// A linear layer `y = x · Wᵀ + b` with fp32 inputs and outputs. The weight is in the model's compute type:
+/// packed for oneDNN (fp32, bf16 or int8), or for the `float16` type and builds without oneDNN, fp16 (exact when
+/// the file stores fp16, and always in the decoder, whose few rows per step are bound by the bytes streamed) or fp32.
 struct Linear: Sendable {
     enum Weight: Sendable {
         case full(Tensor)
         case half(HalfMatrix)
+        #if canImport(CDNNL)
+        /// Bias included.
+        case packed(PackedMatrix)
+        #endif
     }
 
     let weight: Weight
-    let bias: Tensor
+    let bias: Tensor?
 
     var outputs: Int {
         switch weight {
         case .full(let t): t.shape[0]
         case .half(let h): h.rows
+        #if canImport(CDNNL)
+        case .packed(let p): p.rows
+        #endif
         }
     }
 
@@ -20,6 +28,9 @@ struct Linear: Sendable {
         switch weight {
         case .full(let t): t.shape[1]
         case .half(let h): h.columns
+        #if canImport(CDNNL)
+        case .packed(let p): p.columns
+        #endif
         }
     }
 
@@ -31,7 +42,11 @@ struct Linear: Sendable {
             BLAS.linear(x, rows: rows, weight: t, bias: bias, into: y, accumulate: accumulate, parallel: parallel)
         case .half(let h):
             h.multiply(x, rows: rows, into: y, accumulate: accumulate, scratch: scratch, parallel: parallel)
-            Vector.addRows(bias.pointer, to: y, rows: rows, columns: h.rows)
+            if let bias { Vector.addRows(bias.pointer, to: y, rows: rows, columns: h.rows) }
+        #if canImport(CDNNL)
+        case .packed(let p):
+            p.multiply(x, rows: rows, into: y, accumulate: accumulate, scratch: scratch, parallel: parallel)
+        #endif
         }
     }
 }

@@ -31,7 +31,7 @@ final class AudioEncoder {
             }
         }
         let h1 = projected.reserve(inFrames * d)
-        BLAS.linear(cols, rows: inFrames, weight: weights.conv1Weight, bias: weights.conv1Bias, into: h1, parallel: parallel)
+        weights.conv1.apply(cols, rows: inFrames, into: h1, scratch: scratch, parallel: parallel)
         gelu(h1, rows: inFrames, columns: d)
         // conv2 (kernel 3, stride 2, padding 1): cols[t, c·3 + j] = h1[2t + j − 1, c].
         for t in 0..<frames {
@@ -47,7 +47,7 @@ final class AudioEncoder {
             }
         }
         let x = hidden.reserve(frames * d)
-        BLAS.linear(cols, rows: frames, weight: weights.conv2Weight, bias: weights.conv2Bias, into: x, parallel: parallel)
+        weights.conv2.apply(cols, rows: frames, into: x, scratch: scratch, parallel: parallel)
         gelu(x, rows: frames, columns: d)
         Vector.add(weights.encoderPositions.pointer, to: x, count: frames * d)
 

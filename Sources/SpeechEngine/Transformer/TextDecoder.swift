@@ -60,7 +60,7 @@ final class TextDecoder {
         let n = normed.reserve(rows * d)
         Vector.layerNorm(x, rows: rows, columns: d, gamma: weights.decoderNormGamma, beta: weights.decoderNormBeta, into: n)
         let out = logitBuffer.reserve(rows * vocabulary)
-        if rows > 0 { weights.embedding.multiply(n, rows: rows, into: out, scratch: halfScratch, parallel: parallel) }
+        if rows > 0 { weights.outputProjection.apply(n, rows: rows, into: out, scratch: halfScratch, parallel: parallel) }
         return UnsafePointer(out)
     }
 

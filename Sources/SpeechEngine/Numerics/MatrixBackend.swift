@@ -1,0 +1,57 @@
+#if canImport(CDNNL)
+import CDNNL
+#endif
+import CBLAS
+
+/// Which library runs the engine's weight products in this process, and what it can do here: oneDNN where the
+/// build found it (x86 Linux), else BLAS (OpenBLAS; Accelerate on Apple). Nothing else in the engine asks.
+public enum MatrixBackend {
+    /// Whether oneDNN runs the weight products (int8, bf16 and fp32 kernels chosen for this CPU at run time).
+    public static var hasOneDNN: Bool {
+        #if canImport(CDNNL)
+        true
+        #else
+        false
+        #endif
+    }
+
+    /// Whether this CPU has bf16 dot products (AVX-512 BF16 or AMX), within any `ONEDNN_MAX_CPU_ISA` limit.
+    public static var hasBFloat16: Bool {
+        #if canImport(CDNNL)
+        let isa = dnnl_get_effective_cpu_isa().rawValue
+        let bf16 = dnnl_cpu_isa_avx512_core_bf16.rawValue
+        return isa & bf16 == bf16
+        #else
+        false
+        #endif
+    }
+
+    /// Whether oneDNN has fast int8 kernels here (AVX-512 or AVX2 VNNI, within any `ONEDNN_MAX_CPU_ISA` limit; on
+    /// plain AVX2 its int8 products ran 1.6× slower than fp32 ones, BENCHMARKS.md).
+    public static var hasFastInt8: Bool {
+        #if canImport(CDNNL)
+        let isa = dnnl_get_effective_cpu_isa().rawValue
+        let avx512 = dnnl_cpu_isa_avx512_core.rawValue, avx2VNNI = dnnl_cpu_isa_avx2_vnni.rawValue
+        return isa & avx512 == avx512 || isa & avx2VNNI == avx2VNNI
+        #else
+        false
+        #endif
+    }
+
+    /// One line for logs and benchmark reports: the library, the instruction set it uses here, BLAS's kernels.
+    public static var description: String {
+        #if canImport(CDNNL)
+        "oneDNN \(OneDNN.versionString) (\(OneDNN.isaName)); OpenBLAS \(BLASSettings.coreName) kernels for attention"
+        #else
+        "OpenBLAS \(BLASSettings.coreName) kernels"
+        #endif
+    }
+
+    /// Once per process before the first product: BLAS runs on its caller's thread (the engine splits work itself).
+    static let prepare: Void = {
+        BLASSettings.singleThreaded
+        #if canImport(CDNNL)
+        OneDNN.useCallerThreadOnly()
+        #endif
+    }()
+}

@@ -1,0 +1,321 @@
+#if canImport(CDNNL)
+import CDNNL
+import Synchronization
+
+/// A linear layer's weight `W[rows × columns]` (`[out, in]`) and bias, packed once at load into the layout oneDNN's
+/// kernel for this CPU wants, in fp32, bf16 or int8; multiplies fp32 rows: `Y = X · Wᵀ + b`.
+///
+/// Matmul primitives are created once per shape (rows of X, part of W, thread slot) and reused. Each runs on its
+/// caller's thread; the engine's `Parallel` splits large products: by rows of X (the encoder's frames) or, for
+/// weights too large for one core's share of bandwidth (the output projection), by parts of W packed separately.
+///
+/// `@unchecked Sendable`: the packed weights, scales and bias are written in `init` only; the product cache is a
+/// `Mutex`; each cached product's reusable memory objects are guarded by its `busy` flag (see `Product`).
+final class PackedMatrix: @unchecked Sendable {
+    enum Precision: Sendable { case float32, bfloat16, int8 }
+
+    let precision: Precision
+    let rows: Int, columns: Int
+    private let bias: Tensor?
+    /// int8: per row of W, the factor from int8 units back to weight units (1 / CTranslate2's `weight_scale`).
+    private let weightScales: UnsafeMutablePointer<Float>?
+    private let parts: [Part]
+    private let products = Mutex<[Key: Product]>([:])
+
+    /// Rows `range` of W, packed for the kernel, with their oneDNN memory object (shared read-only by products).
+    private struct Part {
+        let range: Range<Int>
+        let storage: UnsafeMutableRawPointer
+        let layout: dnnl_memory_desc_t
+        let memory: dnnl_memory_t
+        let bias: dnnl_memory_t?
+    }
+
+    private struct Key: Hashable {
+        let inputRows: Int, part: Int, slot: Int, accumulate: Bool
+    }
+
+    /// fp32 weights, kept as fp32 or rounded to bf16; `parts` > 1 splits W's rows into separately packed parts.
+    convenience init(weights: UnsafePointer<Float>, rows: Int, columns: Int, bias: Tensor?, precision: Precision, parts: Int) {
+        switch precision {
+        case .float32:
+            self.init(rows: rows, columns: columns, bias: bias, precision: .float32, scales: nil, parts: parts,
+                      source: UnsafeRawPointer(weights))
+        case .bfloat16:
+            let halves = UnsafeMutablePointer<UInt16>.allocate(capacity: rows * columns)
+            defer { halves.deallocate() }
+            RowQuantization.roundToBFloat16(weights, into: halves, count: rows * columns)
+            self.init(rows: rows, columns: columns, bias: bias, precision: .bfloat16, scales: nil, parts: parts,
+                      source: UnsafeRawPointer(halves))
+        case .int8:
+            let values = UnsafeMutablePointer<Int8>.allocate(capacity: rows * columns)
+            let scales = UnsafeMutablePointer<Float>.allocate(capacity: rows)
+            defer { values.deallocate(); scales.deallocate() }
+            RowQuantization.quantize(weights, rows: 0..<rows, columns: columns, into: values, factors: scales)
+            self.init(rows: rows, columns: columns, bias: bias, precision: .int8, scales: scales, parts: parts,
+                      source: UnsafeRawPointer(values))
+        }
+    }
+
+    /// int8 weights with their per-row factors back to weight units (`factors[r]` = 1 / CTranslate2's scale).
+    convenience init(int8 weights: UnsafePointer<Int8>, factors: UnsafePointer<Float>, rows: Int, columns: Int,
+                     bias: Tensor?, parts: Int) {
+        self.init(rows: rows, columns: columns, bias: bias, precision: .int8, scales: factors, parts: parts,
+                  source: UnsafeRawPointer(weights))
+    }
+
+    private init(rows: Int, columns: Int, bias: Tensor?, precision: Precision, scales: UnsafePointer<Float>?, parts: Int,
+                 source: UnsafeRawPointer) {
+        MatrixBackend.prepare
+        self.rows = rows
+        self.columns = columns
+        self.bias = bias
+        self.precision = precision
+        if let scales {
+            let copy = UnsafeMutablePointer<Float>.allocate(capacity: rows)
+            copy.update(from: scales, count: rows)
+            weightScales = copy
+        } else {
+            weightScales = nil
+        }
+        let type = Self.weightType(precision), elementBytes = precision == .int8 ? 1 : precision == .bfloat16 ? 2 : 4
+        let count = max(1, min(parts, rows / 64))
+        var packed: [Part] = []
+        for p in 0..<count {
+            let range = rows * p / count ..< rows * (p + 1) / count
+            // W's rows are the product's columns: as the matmul's `columns × n` weights, element (k, j) is at j·columns + k.
+            let plain = OneDNN.matrix(columns, range.count, type, rowStride: 1, columnStride: columns)
+            let probe = Self.describe(inputRows: 128, outputs: range.count, inputs: columns, totalOutputs: rows,
+                                      precision: precision, weights: OneDNN.anyMatrix(columns, range.count, type),
+                                      hasBias: bias != nil, accumulate: false,
+                                      scales: weightScales.map { $0 + range.lowerBound })
+            var layout = dnnl_primitive_desc_query_md(probe, dnnl_query_weights_md, 0)!.pointee
+            dnnl_primitive_desc_destroy(probe)
+            let bytes = dnnl_memory_desc_get_size(&layout)
+            let storage = UnsafeMutableRawPointer.allocate(byteCount: max(bytes, 64), alignment: 64)
+            OneDNN.reorder(source + range.lowerBound * columns * elementBytes, from: plain, into: storage, to: layout)
+            let biasMemory = bias.map {
+                OneDNN.memory(OneDNN.matrix(1, range.count, dnnl_f32),
+                              UnsafeMutableRawPointer(mutating: $0.pointer + range.lowerBound))
+            }
+            packed.append(Part(range: range, storage: storage, layout: layout,
+                               memory: OneDNN.memory(layout, storage), bias: precision == .int8 ? nil : biasMemory))
+        }
+        self.parts = packed
+    }
+
+    deinit {
+        for part in parts {
+            dnnl_memory_destroy(part.memory)
+            if let b = part.bias { dnnl_memory_destroy(b) }
+            part.storage.deallocate()
+        }
+        weightScales?.deallocate()
+    }
+
+    private static func weightType(_ precision: Precision) -> dnnl_data_type_t {
+        switch precision {
+        case .float32: dnnl_f32
+        case .bfloat16: dnnl_bf16
+        case .int8: dnnl_s8
+        }
+    }
+
+    /// The matmul `[inputRows × inputs] · [inputs × outputs]` into fp32 rows `totalOutputs` apart: bias and (with
+    /// `accumulate`) the destination's previous values added by oneDNN, or for int8 the per-column scales applied.
+    private static func describe(inputRows: Int, outputs: Int, inputs: Int, totalOutputs: Int, precision: Precision,
+                                 weights: dnnl_memory_desc_t, hasBias: Bool, accumulate: Bool,
+                                 scales: UnsafePointer<Float>?) -> dnnl_primitive_desc_t {
+        OneDNN.useCallerThreadOnly()
+        var source = OneDNN.matrix(inputRows, inputs, weightType(precision))
+        var weights = weights
+        var destination = OneDNN.matrix(inputRows, outputs, dnnl_f32, rowStride: totalOutputs)
+        var biasLayout = OneDNN.matrix(1, outputs, dnnl_f32)
+        var desc = dnnl_matmul_desc_t()
+        let withBias = hasBias && precision != .int8
+        OneDNN.check(withBias ? dnnl_matmul_desc_init(&desc, &source, &weights, &biasLayout, &destination)
+                              : dnnl_matmul_desc_init(&desc, &source, &weights, nil, &destination), "describing a matmul")
+        var attributes: dnnl_primitive_attr_t?
+        OneDNN.check(dnnl_primitive_attr_create(&attributes), "creating attributes")
+        defer { dnnl_primitive_attr_destroy(attributes) }
+        OneDNN.check(dnnl_primitive_attr_set_scratchpad_mode(attributes, dnnl_scratchpad_mode_user), "scratchpad mode")
+        if let scales {
+            OneDNN.check(dnnl_primitive_attr_set_output_scales(attributes, Int64(outputs), 1 << 1, scales), "output scales")
+        }
+        if accumulate {
+            var postOps: dnnl_post_ops_t?
+            OneDNN.check(dnnl_post_ops_create(&postOps), "creating post-ops")
+            defer { dnnl_post_ops_destroy(postOps) }
+            OneDNN.check(dnnl_post_ops_append_sum(postOps, 1), "adding a sum post-op")
+            OneDNN.check(dnnl_primitive_attr_set_post_ops(attributes, postOps), "setting post-ops")
+        }
+        var pd: dnnl_primitive_desc_t?
+        OneDNN.check(withUnsafePointer(to: &desc) { dnnl_primitive_desc_create(&pd, $0, attributes, OneDNN.engine, nil) },
+                     "creating a \(inputRows)×\(inputs)×\(outputs) matmul")
+        return pd!
+    }
+
+    /// `Y[r, :] = X[r, :] · Wᵀ + b` for the `inputRows` rows of X (`inputRows × columns`) into Y
+    /// (`inputRows × rows`), or `Y +=` with `accumulate`.
+    func multiply(_ x: UnsafePointer<Float>, rows inputRows: Int, into y: UnsafeMutablePointer<Float>,
+                  accumulate: Bool = false, scratch: Buffer, parallel: Parallel = .serial) {
+        guard inputRows > 0 else { return }
+        let k = columns, n = rows
+        // Scratch: int8: quantized rows, row factors, int32-scaled products; bf16: rounded rows.
+        let quantizedFloats = (inputRows * k + 3) / 4
+        let space: UnsafeMutablePointer<Float>
+        switch precision {
+        case .float32: space = scratch.reserve(1)
+        case .bfloat16: space = scratch.reserve((inputRows * k + 1) / 2)
+        case .int8: space = scratch.reserve(quantizedFloats + inputRows + inputRows * n)
+        }
+        let rowFactors = space + quantizedFloats, products = rowFactors + inputRows
+        let source: UnsafeRawPointer
+        let rowSlices = inputRows >= 2 * Self.minimumRowsPerSlice ? parallel : .serial
+        switch precision {
+        case .float32:
+            source = UnsafeRawPointer(x)
+        case .bfloat16:
+            let target = UnsafeMutableRawPointer(space).assumingMemoryBound(to: UInt16.self)
+            rowSlices.forEachSlice(of: inputRows, minimumSlice: Self.minimumRowsPerSlice) { _, r in
+                RowQuantization.roundToBFloat16(x + r.lowerBound * k, into: target + r.lowerBound * k, count: r.count * k)
+            }
+            source = UnsafeRawPointer(target)
+        case .int8:
+            let target = UnsafeMutableRawPointer(space).assumingMemoryBound(to: Int8.self)
+            rowSlices.forEachSlice(of: inputRows, minimumSlice: Self.minimumRowsPerSlice) { _, r in
+                RowQuantization.quantize(x, rows: r, columns: k, into: target, factors: rowFactors)
+            }
+            source = UnsafeRawPointer(target)
+        }
+        let elementBytes = precision == .int8 ? 1 : precision == .bfloat16 ? 2 : 4
+        let int8 = precision == .int8
+        let run = { (part: Int, r: Range<Int>, slot: Int) in
+            let p = self.parts[part]
+            let key = Key(inputRows: r.count, part: part, slot: slot, accumulate: accumulate && !int8)
+            let target = (int8 ? products : y) + r.lowerBound * n + p.range.lowerBound
+            self.product(for: key).execute(source: source + r.lowerBound * k * elementBytes, destination: target)
+            if int8 {
+                RowQuantization.rescale(products, rows: r, columns: p.range, stride: n, rowFactors: rowFactors,
+                                        bias: self.bias?.pointer, into: y, accumulate: accumulate)
+            }
+        }
+        if rowSlices.threads > 1 {
+            rowSlices.forEachSlice(of: inputRows, minimumSlice: Self.minimumRowsPerSlice) { slot, r in
+                for part in self.parts.indices { run(part, r, slot) }
+            }
+        } else {
+            parallel.forEachSlice(of: parts.count, minimumSlice: 1) { slot, partRange in
+                for part in partRange { run(part, 0..<inputRows, 0) }
+            }
+        }
+    }
+
+    /// Rows of X below which a product is not split by rows (the encoder's 1500 frames are; a beam is not).
+    private static let minimumRowsPerSlice = 64
+
+    private func product(for key: Key) -> Product {
+        if let cached = products.withLock({ $0[key] }) { return cached }
+        let p = parts[key.part]
+        let pd = Self.describe(inputRows: key.inputRows, outputs: p.range.count, inputs: columns, totalOutputs: rows,
+                               precision: precision, weights: p.layout, hasBias: bias != nil, accumulate: key.accumulate,
+                               scales: weightScales.map { $0 + p.range.lowerBound })
+        let made = Product(pd, weights: p.memory, bias: p.bias)
+        return products.withLock { cache in
+            if let existing = cache[key] { return existing }
+            cache[key] = made
+            return made
+        }
+    }
+}
+
+/// One matmul primitive with reusable memory objects, a stream and scratchpad for its arguments.
+///
+/// `@unchecked Sendable`: oneDNN primitives may run concurrently; the memory objects, stream and scratchpad are
+/// used only by the thread that won `busy` (an atomic exchange), and any other thread running the same product at
+/// the same time builds its own temporary ones.
+private final class Product: @unchecked Sendable {
+    let primitive: dnnl_primitive_t
+    let sourceLayout: dnnl_memory_desc_t, destinationLayout: dnnl_memory_desc_t, scratchpadLayout: dnnl_memory_desc_t
+    let weights: dnnl_memory_t, bias: dnnl_memory_t?
+    let source: dnnl_memory_t, destination: dnnl_memory_t, scratchpad: dnnl_memory_t
+    let scratchpadStorage: UnsafeMutableRawPointer
+    let stream: dnnl_stream_t
+    let arguments: UnsafeMutablePointer<dnnl_exec_arg_t>, argumentCount: Int32
+    let busy = Atomic<Bool>(false)
+
+    init(_ pd: dnnl_primitive_desc_t, weights: dnnl_memory_t, bias: dnnl_memory_t?) {
+        defer { dnnl_primitive_desc_destroy(pd) }
+        var primitive: dnnl_primitive_t?
+        OneDNN.check(dnnl_primitive_create(&primitive, pd), "creating a matmul")
+        self.primitive = primitive!
+        sourceLayout = dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0)!.pointee
+        destinationLayout = dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0)!.pointee
+        var scratch = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0)!.pointee
+        scratchpadLayout = scratch
+        scratchpadStorage = .allocate(byteCount: max(dnnl_memory_desc_get_size(&scratch), 64), alignment: 64)
+        self.weights = weights
+        self.bias = bias
+        source = OneDNN.memory(sourceLayout, nil)
+        destination = OneDNN.memory(destinationLayout, nil)
+        scratchpad = OneDNN.memory(scratchpadLayout, scratchpadStorage)
+        var stream: dnnl_stream_t?
+        OneDNN.check(dnnl_stream_create(&stream, OneDNN.engine, UInt32(dnnl_stream_default_flags.rawValue)), "creating a stream")
+        self.stream = stream!
+        arguments = .allocate(capacity: 5)
+        argumentCount = Product.fill(arguments, source: source, weights: weights, bias: bias, destination: destination,
+                                     scratchpad: scratchpad)
+    }
+
+    deinit {
+        dnnl_primitive_destroy(primitive)
+        dnnl_memory_destroy(source)
+        dnnl_memory_destroy(destination)
+        dnnl_memory_destroy(scratchpad)
+        dnnl_stream_destroy(stream)
+        scratchpadStorage.deallocate()
+        arguments.deallocate()
+    }
+
+    private static func fill(_ arguments: UnsafeMutablePointer<dnnl_exec_arg_t>, source: dnnl_memory_t,
+                             weights: dnnl_memory_t, bias: dnnl_memory_t?, destination: dnnl_memory_t,
+                             scratchpad: dnnl_memory_t) -> Int32 {
+        arguments[0] = dnnl_exec_arg_t(arg: openspeech_dnnl_arg_src, memory: source)
+        arguments[1] = dnnl_exec_arg_t(arg: openspeech_dnnl_arg_weights, memory: weights)
+        arguments[2] = dnnl_exec_arg_t(arg: openspeech_dnnl_arg_dst, memory: destination)
+        arguments[3] = dnnl_exec_arg_t(arg: openspeech_dnnl_arg_scratchpad, memory: scratchpad)
+        guard let bias else { return 4 }
+        arguments[4] = dnnl_exec_arg_t(arg: openspeech_dnnl_arg_bias, memory: bias)
+        return 5
+    }
+
+    /// Runs the product on the calling thread.
+    func execute(source input: UnsafeRawPointer, destination output: UnsafeMutablePointer<Float>) {
+        OneDNN.useCallerThreadOnly()
+        if busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged {
+            dnnl_memory_set_data_handle(source, UnsafeMutableRawPointer(mutating: input))
+            dnnl_memory_set_data_handle(destination, UnsafeMutableRawPointer(output))
+            OneDNN.check(dnnl_primitive_execute(primitive, stream, argumentCount, arguments), "running a matmul")
+            busy.store(false, ordering: .releasing)
+            return
+        }
+        // Another thread runs this product now: temporary objects (rare: only concurrent sessions on one model).
+        let scratchStorage = UnsafeMutableRawPointer.allocate(byteCount: 64 + {
+            var layout = scratchpadLayout
+            return dnnl_memory_desc_get_size(&layout)
+        }(), alignment: 64)
+        let input = OneDNN.memory(sourceLayout, UnsafeMutableRawPointer(mutating: input))
+        let out = OneDNN.memory(destinationLayout, UnsafeMutableRawPointer(output))
+        let pad = OneDNN.memory(scratchpadLayout, scratchStorage)
+        var stream: dnnl_stream_t?
+        OneDNN.check(dnnl_stream_create(&stream, OneDNN.engine, UInt32(dnnl_stream_default_flags.rawValue)), "creating a stream")
+        let args = UnsafeMutablePointer<dnnl_exec_arg_t>.allocate(capacity: 5)
+        let count = Product.fill(args, source: input, weights: weights, bias: bias, destination: out, scratchpad: pad)
+        OneDNN.check(dnnl_primitive_execute(primitive, stream, count, args), "running a matmul")
+        args.deallocate()
+        dnnl_stream_destroy(stream)
+        dnnl_memory_destroy(input); dnnl_memory_destroy(out); dnnl_memory_destroy(pad)
+        scratchStorage.deallocate()
+    }
+}
+#endif
