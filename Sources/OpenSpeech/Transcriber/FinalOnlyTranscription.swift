@@ -42,6 +42,8 @@ final class FinalOnlyTranscription {
     /// Silences between speech regions shorter than this stay in what the engine hears (faster-whisper's default
     /// `min_silence_duration_ms`).
     static let joiningSilence = 2.0
+    /// Samples per log-mel frame: windows start and end on frames.
+    static let frame = 160
 
     /// The timeline position after the last audio received.
     var end: Int64 { pendingStart + Int64(pending.count) }
@@ -86,10 +88,35 @@ final class FinalOnlyTranscription {
         timeline = StreamTimeline()
         var offset = 0
         for range in rest.ranges {
-            try stream.append(Array(rest.samples[offset..<(offset + range.count)]))
-            timeline.append(range)
+            try feed(rest.samples[offset..<(offset + range.count)], at: range.lowerBound, counted: false)
             offset += range.count
         }
+    }
+
+    /// Drops the audio before timeline sample `position` that the engine has not transcribed yet (best effort: a
+    /// window already decoded stays). Call `resume(prompt:)` next.
+    func cancel(before position: Int64) {
+        if var selection {
+            dropPending(before: position)
+            _ = selection.finish(end: max(position, selection.decidedThrough))
+            self.selection = selection
+        }
+        let cut = max(timeline.streamPosition(ofTimeline: position), stream.decodedThrough)
+        let ranges = timeline.timelineRanges(from: stream.decodedThrough)
+        let samples = stream.finish(at: stream.decodedThrough)
+        // Keep what lies after the position.
+        var kept: (samples: [Float], ranges: [Range<Int64>]) = ([], [])
+        var offset = 0, streamPosition = stream.decodedThrough
+        for range in ranges {
+            let skip = max(0, min(range.count, cut - streamPosition))
+            if skip < range.count {
+                kept.samples += samples[(offset + skip)..<(offset + range.count)]
+                kept.ranges.append((range.lowerBound + Int64(skip))..<range.upperBound)
+            }
+            offset += range.count
+            streamPosition += range.count
+        }
+        rest = kept
     }
 
     /// Reads the detector's newly closed regions and feeds the audio they choose.
@@ -110,11 +137,22 @@ final class FinalOnlyTranscription {
         }
     }
 
-    private func feed(_ samples: ArraySlice<Float>, at start: Int64) throws {
+    /// Appends timeline audio from `start` to the stream; a stretch not contiguous with the last begins a new one.
+    private func feed(_ samples: ArraySlice<Float>, at start: Int64, counted: Bool = true) throws {
         guard !samples.isEmpty else { return }
+        if let last = timeline.pieces.last, last.timeline + Int64(last.count) != start {
+            // The stretch before ends on a whole 10 ms frame (silence added), so that windows, which start and end
+            // on frames, and the times in them fall on one side of the boundary or the other, never across it.
+            let pad = (Self.frame - timeline.length % Self.frame) % Self.frame
+            if pad > 0 {
+                try stream.append([Float](repeating: 0, count: pad))
+                timeline.append((last.timeline + Int64(last.count))..<(last.timeline + Int64(last.count + pad)))
+            }
+            stream.markBoundary()
+        }
         try stream.append(Array(samples))
         timeline.append(start..<(start + Int64(samples.count)))
-        samplesTranscribed += samples.count
+        if counted { samplesTranscribed += samples.count }
     }
 
     private func dropPending(before position: Int64) {

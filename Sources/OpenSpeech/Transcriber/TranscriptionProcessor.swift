@@ -135,7 +135,13 @@ actor TranscriptionProcessor: ModuleProcessor {
     }
 
     func cancel(before start: Int64) async {
-        guard settings.volatile else { return }
+        guard settings.volatile else {
+            guard let finalOnly else { return }
+            finalOnly.cancel(before: start)
+            // The samples kept were appended once already: they are finite, and the new stream takes them.
+            try? finalOnly.resume(prompt: promptTokens(promptText))
+            return
+        }
         let drop = Int(min(max(start - bufferStart, 0), Int64(buffer.count)))
         guard drop > 0 else { return }
         dropBuffered(drop)
