@@ -14,6 +14,15 @@ actor SharedModels {
         return model
     }
 
+    /// `id` loaded with products in `computeType`, once per process.
+    func model(_ id: String, computeType: ComputeType) async throws -> WhisperModel {
+        let key = "\(id)@\(computeType)"
+        if let model = loaded[key] { return model }
+        let model = try WhisperModel(directory: try await TestModels.directory(for: id), computeType: computeType)
+        loaded[key] = model
+        return model
+    }
+
     static func tinyEn() async throws -> WhisperModel { try await shared.model("whisper-tiny.en") }
     static func base() async throws -> WhisperModel { try await shared.model("whisper-base") }
 }
