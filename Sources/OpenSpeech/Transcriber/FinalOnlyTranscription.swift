@@ -39,11 +39,12 @@ final class FinalOnlyTranscription {
         }
     }
 
+    /// Seconds a segment may extend before its first word and after its last (Whisper's segment times are coarser).
+    static let wordSlack = 0.5
+
     /// Silences between speech regions shorter than this stay in what the engine hears (faster-whisper's default
     /// `min_silence_duration_ms`).
     static let joiningSilence = 2.0
-    /// Samples per log-mel frame: windows start and end on frames.
-    static let frame = 160
 
     /// The timeline position after the last audio received.
     var end: Int64 { pendingStart + Int64(pending.count) }
@@ -137,19 +138,9 @@ final class FinalOnlyTranscription {
         }
     }
 
-    /// Appends timeline audio from `start` to the stream; a stretch not contiguous with the last begins a new one.
+    /// Appends timeline audio from `start` to the stream.
     private func feed(_ samples: ArraySlice<Float>, at start: Int64, counted: Bool = true) throws {
         guard !samples.isEmpty else { return }
-        if let last = timeline.pieces.last, last.timeline + Int64(last.count) != start {
-            // The stretch before ends on a whole 10 ms frame (silence added), so that windows, which start and end
-            // on frames, and the times in them fall on one side of the boundary or the other, never across it.
-            let pad = (Self.frame - timeline.length % Self.frame) % Self.frame
-            if pad > 0 {
-                try stream.append([Float](repeating: 0, count: pad))
-                timeline.append((last.timeline + Int64(last.count))..<(last.timeline + Int64(last.count + pad)))
-            }
-            stream.markBoundary()
-        }
         try stream.append(Array(samples))
         timeline.append(start..<(start + Int64(samples.count)))
         if counted { samplesTranscribed += samples.count }
@@ -161,20 +152,44 @@ final class FinalOnlyTranscription {
         pendingStart += Int64(count)
     }
 
-    /// Segments of the stream with timeline times, clamped to the stream's audio.
+    /// Segments of the stream with timeline times, clamped to the stream's audio. A segment whose words lie in two
+    /// stretches of the timeline (a left-out silence between them) becomes one segment per stretch, so no result
+    /// spans a silence; without words, a segment keeps its start in one stretch and its end in the other.
     private func mapped(_ segments: [Segment]) -> [Segment] {
         defer { timeline.discard(before: stream.decodedThrough) }
-        return segments.map { segment in
+        return segments.flatMap { segment -> [Segment] in
             var segment = segment
             segment.start = timeline.timeline(ofSeconds: segment.start, isEnd: false)
             segment.end = max(timeline.timeline(ofSeconds: segment.end, isEnd: true), segment.start)
-            segment.words = segment.words?.map { word in
+            guard let words = segment.words, !words.isEmpty else { return [segment] }
+            var stretches: [[Word]] = []
+            var lastStretch: Int?
+            for word in words {
+                // A word belongs to the stretch of its middle, and lies within it.
+                let middle = Int(((word.start + word.end) / 2 * 16_000).rounded())
+                let stretch = timeline.pieceIndex(of: middle)
                 var word = word
-                word.start = timeline.timeline(ofSeconds: word.start, isEnd: false)
-                word.end = max(timeline.timeline(ofSeconds: word.end, isEnd: true), word.start)
-                return word
+                word.start = timeline.timeline(ofSeconds: word.start, inPiece: stretch)
+                word.end = max(timeline.timeline(ofSeconds: word.end, inPiece: stretch), word.start)
+                if stretch == lastStretch { stretches[stretches.count - 1].append(word) } else { stretches.append([word]) }
+                lastStretch = stretch
             }
-            return segment
+            guard stretches.count > 1 else {
+                // The segment covers its words, and not much more (not the audio of another stretch).
+                let first = stretches[0][0].start, last = stretches[0].last!.end
+                segment.words = stretches[0]
+                segment.start = min(max(segment.start, first - Self.wordSlack), first)
+                segment.end = max(min(segment.end, last + Self.wordSlack), last)
+                return [segment]
+            }
+            return stretches.map { words in
+                var piece = segment
+                piece.words = words
+                piece.text = words.map(\.word).joined()
+                piece.start = words[0].start
+                piece.end = words.last!.end
+                return piece
+            }
         }
     }
 

@@ -38,6 +38,24 @@ struct StreamTimeline: Sendable, Equatable {
         return piece.timeline + Int64(min(position - piece.stream, piece.count))
     }
 
+    /// The index, among the pieces kept, of the piece holding stream position `position` (clamped to the stream):
+    /// positions in one piece are contiguous on the timeline.
+    func pieceIndex(of position: Int) -> Int {
+        var low = 0, high = pieces.count
+        while low < high {
+            let mid = (low + high) / 2
+            if pieces[mid].stream <= position { low = mid + 1 } else { high = mid }
+        }
+        return max(low - 1, 0)
+    }
+
+    /// The timeline position, in seconds, of the stream time `seconds` taken within piece `index` (clamped to it).
+    func timeline(ofSeconds seconds: Double, inPiece index: Int) -> Double {
+        let piece = pieces[index]
+        let position = min(max(Int((seconds * 16_000).rounded()), piece.stream), piece.stream + piece.count)
+        return Double(piece.timeline + Int64(position - piece.stream)) / 16_000
+    }
+
     /// The timeline position, in seconds, of the stream time `seconds`.
     func timeline(ofSeconds seconds: Double, isEnd: Bool) -> Double {
         Double(timeline(of: Int((seconds * 16_000).rounded()), isEnd: isEnd)) / 16_000

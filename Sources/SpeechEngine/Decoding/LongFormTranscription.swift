@@ -8,18 +8,12 @@
 /// `transcribe(samples:)` uses the recording's maximum, as faster-whisper: the two differ only when a window is
 /// quieter by 80 dB than audio after it). Memory is bounded: samples are kept from the next window's start only.
 ///
-/// The stream may be made of separate stretches of audio (the speech a detector found, long silences left out):
-/// `markBoundary()` between two of them keeps every window within one, so no segment spans the silence between them,
-/// while the text before still carries over as the prompt.
-///
 /// Not for concurrent use; it drives its session, which must not be used for anything else meanwhile.
 public final class LongFormTranscription {
     public let session: WhisperSession
     public let options: TranscriptionOptions
     private let mel: LogMelSpectrogram
     private var state: WhisperSession.LongFormState?
-    /// Frames where a stretch of audio begins (after the first): no window crosses one.
-    private var boundaries: [Int] = []
 
     public init(session: WhisperSession, options: TranscriptionOptions) {
         self.session = session
@@ -43,14 +37,6 @@ public final class LongFormTranscription {
         samples.withUnsafeBufferPointer { mel.append($0) }
     }
 
-    /// The samples appended from now on begin a new stretch of audio: no window spans the two. Mark it after a whole
-    /// number of 10 ms frames (160 samples): a window ends at the frame before.
-    public func markBoundary() {
-        let frame = mel.sampleCount / LogMelSpectrogram.hop
-        guard frame > (boundaries.last ?? 0), frame > (state?.seek ?? 0) else { return }
-        boundaries.append(frame)
-    }
-
     /// Marks the end of the audio: the last windows become decodable.
     public func finish() { mel.finish() }
 
@@ -69,17 +55,13 @@ public final class LongFormTranscription {
         let window = LogMelSpectrogram.windowFrames
         while true {
             let seek = state?.seek ?? 0
-            boundaries.removeAll { $0 <= seek }
-            // A window ends at 30 s, at the next stretch's start, or at the end of the audio.
-            var limit = seek + window
-            if let boundary = boundaries.first, boundary < limit { limit = boundary }
             let frames: Int
             if mel.ended {
-                frames = min(limit, mel.contentFrames) - seek
+                frames = min(window, mel.contentFrames - seek)
                 guard frames > 0 else { break }
             } else {
-                guard limit <= mel.completeFrames else { break }
-                frames = limit - seek
+                guard seek + window <= mel.completeFrames else { break }
+                frames = window
             }
             if state == nil { state = try session.startLongForm(mel, options: options) }
             segments += session.decodeLongFormWindow(mel, frames: frames, state: &state!, options: options)
