@@ -328,16 +328,17 @@ public final actor SpeechAnalyzer {
 
     // MARK: Session state
 
-    /// The modules in the order they get audio and finalize: detectors first, so transcribers' gates read the
-    /// speech regions of the audio they are given.
+    /// The modules in the order they get audio and finalize: those publishing speech regions (detectors) first, so
+    /// the others read the regions of the audio they are given.
     private var processingOrder: [any SpeechModule] {
-        modules.filter { $0 is SpeechDetector } + modules.filter { !($0 is SpeechDetector) }
+        let publishes = { (module: any SpeechModule) in Self.processor(of: module)?.publishedSpeechRegions != nil }
+        return modules.filter(publishes) + modules.filter { !publishes($0) }
     }
 
     private func prepareModules(each done: (() -> Void)? = nil) async throws {
-        // Transcribers skip what a SpeechDetector among the modules calls silence, reading its regions.
-        let gate = modules.lazy.compactMap { ($0 as? SpeechDetector)?.speechRegions }.first
-        for module in modules { await (Self.processor(of: module) as? TranscriptionProcessor)?.useSpeechRegions(gate) }
+        // Transcribers skip what a detector among the modules calls silence, reading its regions.
+        let regions = modules.lazy.compactMap { Self.processor(of: $0)?.publishedSpeechRegions }.first
+        for module in modules { await Self.processor(of: module)?.follow(speechRegions: regions) }
         for module in modules where !prepared.contains(ObjectIdentifier(module)) {
             guard let processor = Self.processor(of: module) else {
                 throw SFSpeechError(.moduleOutputFailed, "\(type(of: module)) is not a module of this package; "

@@ -11,6 +11,7 @@ actor SpeechDetectorProcessor: ModuleProcessor {
     private let modelStore: ModelStore?
     /// The speech found so far, for the transcribers' gates.
     let regions: SpeechRegionLog
+    nonisolated var publishedSpeechRegions: SpeechRegionLog? { regions }
     /// The detector running, once prepared.
     private(set) var backend: SpeechDetector.Backend?
     private let reportResults: Bool

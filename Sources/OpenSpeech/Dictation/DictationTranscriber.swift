@@ -98,7 +98,7 @@ public final class DictationTranscriber: LocaleDependentSpeechModule, AnalyzerDr
     /// 16 kHz mono, Float32 or Int16; empty while the model is not installed.
     public var availableCompatibleAudioFormats: [AVAudioFormat] {
         get async {
-            guard TranscriptionProcessor.modelDirectory(locale: selectedLocales[0], modelID: nil) != nil else { return [] }
+            guard TranscriptionProcessor.modelDirectory(locale: selectedLocales[0], modelID: nil, store: ModelStore()) != nil else { return [] }
             return SpeechAnalyzer.speechFormats
         }
     }

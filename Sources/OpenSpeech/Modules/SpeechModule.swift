@@ -59,4 +59,14 @@ protocol ModuleProcessor: Actor {
     func setContext(_ context: AnalysisContext) async
     /// Ends the module's results, with an error if the session failed; releases models.
     func finish(throwing error: (any Error)?) async
+    /// The speech regions this module finds for the analyzer's other modules (a detector's); nil for others. The
+    /// analyzer gives such modules audio first.
+    nonisolated var publishedSpeechRegions: SpeechRegionLog? { get }
+    /// The speech regions another module of the analyzer publishes (nil: none does): transcribers leave the rest out.
+    func follow(speechRegions: SpeechRegionLog?) async
+}
+
+extension ModuleProcessor {
+    nonisolated var publishedSpeechRegions: SpeechRegionLog? { nil }
+    func follow(speechRegions: SpeechRegionLog?) async {}
 }

@@ -44,6 +44,8 @@ public final class SpeechTranscriber: LocaleDependentSpeechModule, AnalyzerDrive
     public let engineConfiguration: EngineConfiguration
     public let selectedLocales: [Locale]
     let processor: any ModuleProcessor
+    /// Where the model is looked for.
+    let modelStore: ModelStore
 
     /// A transcriber for `locale` with a preset's options.
     public convenience init(locale: Locale, preset: Preset) {
@@ -73,6 +75,7 @@ public final class SpeechTranscriber: LocaleDependentSpeechModule, AnalyzerDrive
         self.attributeOptions = attributeOptions
         self.engineConfiguration = engineConfiguration
         selectedLocales = [locale]
+        self.modelStore = modelStore
         let (stream, continuation) = AsyncThrowingStream<Result, any Error>.makeStream()
         results = stream
         let volatile = reportingOptions.contains(.volatileResults)
@@ -121,7 +124,8 @@ public final class SpeechTranscriber: LocaleDependentSpeechModule, AnalyzerDrive
     /// 16 kHz mono, Float32 or Int16; empty while the model is not installed.
     public var availableCompatibleAudioFormats: [AVAudioFormat] {
         get async {
-            guard TranscriptionProcessor.modelDirectory(locale: selectedLocales[0], modelID: engineConfiguration.modelID) != nil
+            guard TranscriptionProcessor.modelDirectory(locale: selectedLocales[0], modelID: engineConfiguration.modelID,
+                                                        store: modelStore) != nil
             else { return [] }
             return SpeechAnalyzer.speechFormats
         }

@@ -67,7 +67,7 @@ actor TranscriptionProcessor: ModuleProcessor {
     }
 
     /// The installed model folder for a locale (or an explicit model id) in `store`, nil if not installed.
-    static func modelDirectory(locale: Locale, modelID: String?, store: ModelStore = ModelStore()) -> URL? {
+    static func modelDirectory(locale: Locale, modelID: String?, store: ModelStore) -> URL? {
         guard let id = modelID ?? LocaleModelResolver(catalog: store.catalog).modelID(for: locale) else { return nil }
         return store.installedDirectory(for: id)
     }
@@ -95,7 +95,7 @@ actor TranscriptionProcessor: ModuleProcessor {
 
     /// Follows the speech regions of a `SpeechDetector` among the analyzer's modules (nil: there is none). Takes
     /// effect from the next stretch of final-only audio on.
-    func useSpeechRegions(_ regions: SpeechRegionLog?) {
+    func follow(speechRegions regions: SpeechRegionLog?) {
         speechRegions = regions
     }
 
