@@ -54,6 +54,10 @@ struct ComputeTypeTests {
         /// (tiny.en, greedy) moves subsets by up to 0.6 points and leaves 41 of 76 clips token-identical; the engine's
         /// int8 measured +1.25 points on ls-other (28 clips), +0.51 overall, 42 of 76 identical (BENCHMARKS.md).
         static let int8 = Bound(perSubset: 1.5, overall: 1.0)
+        /// int8 on plain AVX2 (not what `auto` picks there): without VNNI the kernels sum pairs of u8 × s8 products in
+        /// saturating 16-bit lanes; measured up to +1.6 points on the noisy subset, +0.45 to +0.89 overall (7-bit
+        /// weights, which avoid the saturation, measured worse: +1.02 overall).
+        static let int8WithoutVNNI = Bound(perSubset: 2.0, overall: 1.0)
     }
 
     /// Checks `texts` against float32's word error rates within `bound`; returns the token-identical share.
@@ -148,7 +152,7 @@ struct ComputeTypeTests {
         let share = Self.compare("float32 at AVX2", tokens: limited.tokens, texts: limited.texts, float32: float32, bound: .close)
         #expect(share >= 0.95)
         let int8 = try await Self.avx2Run(.int8)
-        _ = Self.compare("int8 at AVX2", tokens: int8.tokens, texts: int8.texts, float32: float32, bound: .int8)
+        _ = Self.compare("int8 at AVX2", tokens: int8.tokens, texts: int8.texts, float32: float32, bound: .int8WithoutVNNI)
     }
 
     @Test("models stored as int8 and fp32 load and transcribe JFK", arguments: [ModelRewriter.Storage.int8, .float32])

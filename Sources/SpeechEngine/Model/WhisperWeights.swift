@@ -72,19 +72,23 @@ struct WhisperWeights: Sendable {
         self.computeType = computeType
 
         /// The weight `name` (`[out, inputs]`) with `bias`: packed for oneDNN in the compute type (`floatOnly`: fp32
-        /// whatever the type), or with the `float16` type (and without oneDNN) fp16 where the file stores fp16 or
-        /// `alwaysHalf` asks, else fp32.
+        /// whatever the type). With the `float16` type, the decoder's step weights (`alwaysHalf`) stay fp16 for the
+        /// engine's streaming kernel (few rows per step: bound by the bytes read) and the rest is packed as fp32;
+        /// without oneDNN, fp16 where the file stores fp16 or `alwaysHalf` asks, else fp32.
         func linear(_ name: String, _ out: Int, _ inputs: Int, bias: Tensor?, alwaysHalf: Bool = false,
                     floatOnly: Bool = false) throws -> Linear {
             guard let v = file.variable(name), v.shape.reduce(1, *) == out * inputs else {
                 throw ModelError.unexpectedShape(name, file.variable(name)?.shape ?? [])
             }
             #if canImport(CDNNL)
-            if computeType != .float16 {
+            if computeType != .float16 || !alwaysHalf {
                 let precision: PackedMatrix.Precision = floatOnly ? .float32
                     : computeType == .int8 ? .int8 : computeType == .bfloat16 ? .bfloat16 : .float32
-                // Only matrices too large for one core's share of memory bandwidth are split between threads.
-                let parts = out * inputs >= 4 << 20 ? threads : 1
+                // Matrices too large for one core's share of memory bandwidth are split between threads, in parts of at
+                // most 16 MB: oneDNN's AVX2 kernels copy a part's weights into a fresh buffer per product, and glibc
+                // maps buffers above 32 MB anew (zeroing every page) on each call instead of reusing freed memory.
+                let bytes = out * inputs * (precision == .int8 ? 1 : precision == .bfloat16 ? 2 : 4)
+                let parts = out * inputs < 4 << 20 ? 1 : (max(threads, (bytes + (16 << 20) - 1) >> 24) + threads - 1) / threads * threads
                 if precision == .int8, let packed = try file.withInt8Matrix(name, { values, factors in
                     PackedMatrix(int8: values, factors: factors, rows: out, columns: inputs, bias: bias, parts: parts)
                 }) {

@@ -3,8 +3,8 @@
 /// Every stored type (fp16, fp32, int8 CTranslate2 directories) is converted at load to the chosen one.
 /// Activations stay fp32 between products; only the products' inputs and weights change precision.
 public enum ComputeType: String, Sendable, CaseIterable, CustomStringConvertible {
-    /// The fastest type this CPU and build run: `int8` where oneDNN has AVX-512 int8 kernels, `float32` through
-    /// oneDNN on AVX2 (its int8 products there measured slower than fp32), else `float16`.
+    /// The fastest type this CPU and build run: `int8` where oneDNN has VNNI int8 kernels, `float32` through
+    /// oneDNN elsewhere (its int8 products on plain AVX2 measured slower than fp32), else `float16`.
     case auto
     /// int8 weights with a scale per output channel; activations quantized per row at run time, products in int32
     /// (VNNI where the CPU has it), results in fp32. Needs oneDNN.
@@ -13,7 +13,8 @@ public enum ComputeType: String, Sendable, CaseIterable, CustomStringConvertible
     case int8Float32 = "int8_float32"
     /// bfloat16 weights and product inputs, fp32 results; only where the CPU has bf16 instructions (else `float32`).
     case bfloat16
-    /// Weights stored in half precision, products computed in fp32 by the engine's own kernels and BLAS.
+    /// The decoder's weights in half precision (exact for fp16 files), widened as they stream by the engine's own
+    /// kernels, fp32 elsewhere (oneDNN where present, else BLAS): the decoder reads half the bytes of `float32`.
     case float16
     /// fp32 weights and products (oneDNN where present, else BLAS).
     case float32
@@ -27,7 +28,7 @@ public enum ComputeType: String, Sendable, CaseIterable, CustomStringConvertible
     /// What `self` becomes on this machine: `auto` and unavailable types resolved to the ones that run.
     public var resolved: ComputeType {
         switch self {
-        case .auto: return MatrixBackend.hasFastInt8 ? .int8 : MatrixBackend.hasOneDNN ? .float32 : .float16
+        case .auto: return MatrixBackend.hasVNNI ? .int8 : MatrixBackend.hasOneDNN ? .float32 : .float16
         case .int8Float32: return MatrixBackend.hasOneDNN ? .int8 : .float16
         case .int8: return MatrixBackend.hasOneDNN ? .int8 : .float16
         case .bfloat16: return MatrixBackend.hasBFloat16 ? .bfloat16 : .float32

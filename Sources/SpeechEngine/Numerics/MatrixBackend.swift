@@ -26,13 +26,13 @@ public enum MatrixBackend {
         #endif
     }
 
-    /// Whether oneDNN has fast int8 kernels here (AVX-512 or AVX2 VNNI, within any `ONEDNN_MAX_CPU_ISA` limit; on
-    /// plain AVX2 its int8 products ran 1.6× slower than fp32 ones, BENCHMARKS.md).
-    public static var hasFastInt8: Bool {
+    /// Whether oneDNN's int8 kernels here have VNNI dot products (AVX-512 VNNI or AVX2 VNNI, within any
+    /// `ONEDNN_MAX_CPU_ISA` limit): exact int32 sums, and on plain AVX2 its int8 products ran slower than fp32 ones.
+    public static var hasVNNI: Bool {
         #if canImport(CDNNL)
         let isa = dnnl_get_effective_cpu_isa().rawValue
-        let avx512 = dnnl_cpu_isa_avx512_core.rawValue, avx2VNNI = dnnl_cpu_isa_avx2_vnni.rawValue
-        return isa & avx512 == avx512 || isa & avx2VNNI == avx2VNNI
+        let avx512 = dnnl_cpu_isa_avx512_core_vnni.rawValue, avx2 = dnnl_cpu_isa_avx2_vnni.rawValue
+        return isa & avx512 == avx512 || isa & avx2 == avx2
         #else
         false
         #endif

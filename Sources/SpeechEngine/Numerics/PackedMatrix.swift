@@ -21,6 +21,9 @@ final class PackedMatrix: @unchecked Sendable {
     private let weightScales: UnsafeMutablePointer<Float>?
     private let parts: [Part]
     private let products = Mutex<[Key: Product]>([:])
+    /// Whether oneDNN's kernel here takes W as it is (no blocked layout: its gemm-based kernels on AVX2). Products of
+    /// few rows then run transposed (`multiplyTransposed`).
+    private let plain: Bool
 
     /// Rows `range` of W, packed for the kernel, with their oneDNN memory object (shared read-only by products).
     private struct Part {
@@ -33,6 +36,7 @@ final class PackedMatrix: @unchecked Sendable {
 
     private struct Key: Hashable {
         let inputRows: Int, part: Int, slot: Int, accumulate: Bool
+        var transposed = false
     }
 
     /// fp32 weights, kept as fp32 or rounded to bf16; `parts` > 1 splits W's rows into separately packed parts.
@@ -81,6 +85,7 @@ final class PackedMatrix: @unchecked Sendable {
         let type = Self.weightType(precision), elementBytes = precision == .int8 ? 1 : precision == .bfloat16 ? 2 : 4
         let count = max(1, min(parts, rows / 64))
         var packed: [Part] = []
+        var isPlain = false
         for p in 0..<count {
             let range = rows * p / count ..< rows * (p + 1) / count
             // W's rows are the product's columns: as the matmul's `columns × n` weights, element (k, j) is at j·columns + k.
@@ -91,6 +96,11 @@ final class PackedMatrix: @unchecked Sendable {
                                       scales: weightScales.map { $0 + range.lowerBound })
             var layout = dnnl_primitive_desc_query_md(probe, dnnl_query_weights_md, 0)!.pointee
             dnnl_primitive_desc_destroy(probe)
+            if layout.format_kind == dnnl_blocked && layout.format_desc.blocking.inner_nblks == 0 {
+                // Not blocked: keep W's own layout, which the transposed products of few rows need.
+                layout = plain
+                isPlain = true
+            }
             let bytes = dnnl_memory_desc_get_size(&layout)
             let storage = UnsafeMutableRawPointer.allocate(byteCount: max(bytes, 64), alignment: 64)
             OneDNN.reorder(source + range.lowerBound * columns * elementBytes, from: plain, into: storage, to: layout)
@@ -102,6 +112,7 @@ final class PackedMatrix: @unchecked Sendable {
                                memory: OneDNN.memory(layout, storage), bias: precision == .int8 ? nil : biasMemory))
         }
         self.parts = packed
+        self.plain = isPlain
     }
 
     deinit {
@@ -155,11 +166,34 @@ final class PackedMatrix: @unchecked Sendable {
         return pd!
     }
 
+    /// The fp32 matmul `W[outputs × inputs] · Xᵀ[inputs × inputRows]` into `outputs × inputRows` (W as the source,
+    /// the rows of X as the weights, read in place: element (k, m) of Xᵀ is X's m·inputs + k).
+    private static func describeTransposed(inputRows: Int, outputs: Int, inputs: Int) -> dnnl_primitive_desc_t {
+        OneDNN.useCallerThreadOnly()
+        var source = OneDNN.matrix(outputs, inputs, dnnl_f32)
+        var weights = OneDNN.matrix(inputs, inputRows, dnnl_f32, rowStride: 1, columnStride: inputs)
+        var destination = OneDNN.matrix(outputs, inputRows, dnnl_f32)
+        var desc = dnnl_matmul_desc_t()
+        OneDNN.check(dnnl_matmul_desc_init(&desc, &source, &weights, nil, &destination), "describing a matmul")
+        var attributes: dnnl_primitive_attr_t?
+        OneDNN.check(dnnl_primitive_attr_create(&attributes), "creating attributes")
+        defer { dnnl_primitive_attr_destroy(attributes) }
+        OneDNN.check(dnnl_primitive_attr_set_scratchpad_mode(attributes, dnnl_scratchpad_mode_user), "scratchpad mode")
+        var pd: dnnl_primitive_desc_t?
+        OneDNN.check(withUnsafePointer(to: &desc) { dnnl_primitive_desc_create(&pd, $0, attributes, OneDNN.engine, nil) },
+                     "creating a \(outputs)×\(inputs)×\(inputRows) matmul")
+        return pd!
+    }
+
     /// `Y[r, :] = X[r, :] · Wᵀ + b` for the `inputRows` rows of X (`inputRows × columns`) into Y
     /// (`inputRows × rows`), or `Y +=` with `accumulate`.
     func multiply(_ x: UnsafePointer<Float>, rows inputRows: Int, into y: UnsafeMutablePointer<Float>,
                   accumulate: Bool = false, scratch: Buffer, parallel: Parallel = .serial) {
         guard inputRows > 0 else { return }
+        if plain && precision == .float32 && inputRows <= Self.transposedRows && rows * columns >= 1 << 20 {
+            multiplyTransposed(x, rows: inputRows, into: y, accumulate: accumulate, scratch: scratch, parallel: parallel)
+            return
+        }
         let k = columns, n = rows
         // Scratch: int8: quantized rows, row factors, int32-scaled products; bf16: rounded rows.
         let quantizedFloats = (inputRows * k + 3) / 4
@@ -211,12 +245,50 @@ final class PackedMatrix: @unchecked Sendable {
         }
     }
 
+    /// Up to this many rows of X, products with W in its own layout run transposed (W of at least 1 M weights; on
+    /// smaller ones the transposed product measured 10 % slower).
+    private static let transposedRows = 8
+
+    /// `Yᵀ = W · Xᵀ` through oneDNN with W as the many-row operand and the few rows of X as the small one, then
+    /// transposed into Y with the bias: oneDNN's gemm-based kernels copy the second operand into a packed buffer on
+    /// every call, which for W (the output projection's 80 MB) cost more than the product (measured 2× on AVX2).
+    private func multiplyTransposed(_ x: UnsafePointer<Float>, rows inputRows: Int, into y: UnsafeMutablePointer<Float>,
+                                    accumulate: Bool, scratch: Buffer, parallel: Parallel) {
+        let n = rows
+        let transposed = scratch.reserve(n * inputRows)
+        parallel.forEachSlice(of: parts.count, minimumSlice: 1) { slot, partRange in
+            for part in partRange {
+                let p = self.parts[part]
+                let key = Key(inputRows: inputRows, part: part, slot: 0, accumulate: false, transposed: true)
+                let target = transposed + p.range.lowerBound * inputRows
+                self.product(for: key).execute(source: UnsafeRawPointer(p.storage), destination: target,
+                                               weights: UnsafeRawPointer(x))
+                for r in p.range {
+                    let b = self.bias?.pointer[r] ?? 0
+                    for m in 0..<inputRows {
+                        let v = transposed[r * inputRows + m] + b
+                        y[m * n + r] = accumulate ? y[m * n + r] + v : v
+                    }
+                }
+            }
+        }
+    }
+
     /// Rows of X below which a product is not split by rows (the encoder's 1500 frames are; a beam is not).
     private static let minimumRowsPerSlice = 64
 
     private func product(for key: Key) -> Product {
         if let cached = products.withLock({ $0[key] }) { return cached }
         let p = parts[key.part]
+        if key.transposed {
+            let made = Product(Self.describeTransposed(inputRows: key.inputRows, outputs: p.range.count, inputs: columns),
+                               weights: nil, bias: nil)
+            return products.withLock { cache in
+                if let existing = cache[key] { return existing }
+                cache[key] = made
+                return made
+            }
+        }
         let pd = Self.describe(inputRows: key.inputRows, outputs: p.range.count, inputs: columns, totalOutputs: rows,
                                precision: precision, weights: p.layout, hasBias: bias != nil, accumulate: key.accumulate,
                                scales: weightScales.map { $0 + p.range.lowerBound })
@@ -229,7 +301,8 @@ final class PackedMatrix: @unchecked Sendable {
     }
 }
 
-/// One matmul primitive with reusable memory objects, a stream and scratchpad for its arguments.
+/// One matmul primitive with reusable memory objects, a stream and scratchpad for its arguments. The weights are a
+/// packed part's shared memory object, or (transposed products, `weights` nil) set on each call like the source.
 ///
 /// `@unchecked Sendable`: oneDNN primitives may run concurrently; the memory objects, stream and scratchpad are
 /// used only by the thread that won `busy` (an atomic exchange), and any other thread running the same product at
@@ -238,13 +311,16 @@ private final class Product: @unchecked Sendable {
     let primitive: dnnl_primitive_t
     let sourceLayout: dnnl_memory_desc_t, destinationLayout: dnnl_memory_desc_t, scratchpadLayout: dnnl_memory_desc_t
     let weights: dnnl_memory_t, bias: dnnl_memory_t?
+    /// Whether `weights` belongs to this product (its handle set per call) rather than to a packed part.
+    let ownsWeights: Bool
+    let weightsLayout: dnnl_memory_desc_t
     let source: dnnl_memory_t, destination: dnnl_memory_t, scratchpad: dnnl_memory_t
     let scratchpadStorage: UnsafeMutableRawPointer
     let stream: dnnl_stream_t
     let arguments: UnsafeMutablePointer<dnnl_exec_arg_t>, argumentCount: Int32
     let busy = Atomic<Bool>(false)
 
-    init(_ pd: dnnl_primitive_desc_t, weights: dnnl_memory_t, bias: dnnl_memory_t?) {
+    init(_ pd: dnnl_primitive_desc_t, weights: dnnl_memory_t?, bias: dnnl_memory_t?) {
         defer { dnnl_primitive_desc_destroy(pd) }
         var primitive: dnnl_primitive_t?
         OneDNN.check(dnnl_primitive_create(&primitive, pd), "creating a matmul")
@@ -254,6 +330,9 @@ private final class Product: @unchecked Sendable {
         var scratch = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0)!.pointee
         scratchpadLayout = scratch
         scratchpadStorage = .allocate(byteCount: max(dnnl_memory_desc_get_size(&scratch), 64), alignment: 64)
+        weightsLayout = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0)!.pointee
+        ownsWeights = weights == nil
+        let weights = weights ?? OneDNN.memory(weightsLayout, nil)
         self.weights = weights
         self.bias = bias
         source = OneDNN.memory(sourceLayout, nil)
@@ -273,6 +352,7 @@ private final class Product: @unchecked Sendable {
         dnnl_memory_destroy(destination)
         dnnl_memory_destroy(scratchpad)
         dnnl_stream_destroy(stream)
+        if ownsWeights { dnnl_memory_destroy(weights) }
         scratchpadStorage.deallocate()
         arguments.deallocate()
     }
@@ -289,10 +369,12 @@ private final class Product: @unchecked Sendable {
         return 5
     }
 
-    /// Runs the product on the calling thread.
-    func execute(source input: UnsafeRawPointer, destination output: UnsafeMutablePointer<Float>) {
+    /// Runs the product on the calling thread (`weights`: the per-call weights of a product that owns them).
+    func execute(source input: UnsafeRawPointer, destination output: UnsafeMutablePointer<Float>,
+                 weights perCall: UnsafeRawPointer? = nil) {
         OneDNN.useCallerThreadOnly()
         if busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged {
+            if ownsWeights { dnnl_memory_set_data_handle(weights, UnsafeMutableRawPointer(mutating: perCall)) }
             dnnl_memory_set_data_handle(source, UnsafeMutableRawPointer(mutating: input))
             dnnl_memory_set_data_handle(destination, UnsafeMutableRawPointer(output))
             OneDNN.check(dnnl_primitive_execute(primitive, stream, argumentCount, arguments), "running a matmul")
@@ -309,8 +391,10 @@ private final class Product: @unchecked Sendable {
         let pad = OneDNN.memory(scratchpadLayout, scratchStorage)
         var stream: dnnl_stream_t?
         OneDNN.check(dnnl_stream_create(&stream, OneDNN.engine, UInt32(dnnl_stream_default_flags.rawValue)), "creating a stream")
+        let temporaryWeights = ownsWeights ? OneDNN.memory(weightsLayout, UnsafeMutableRawPointer(mutating: perCall)) : weights
+        defer { if ownsWeights { dnnl_memory_destroy(temporaryWeights) } }
         let args = UnsafeMutablePointer<dnnl_exec_arg_t>.allocate(capacity: 5)
-        let count = Product.fill(args, source: input, weights: weights, bias: bias, destination: out, scratchpad: pad)
+        let count = Product.fill(args, source: input, weights: temporaryWeights, bias: bias, destination: out, scratchpad: pad)
         OneDNN.check(dnnl_primitive_execute(primitive, stream, count, args), "running a matmul")
         args.deallocate()
         dnnl_stream_destroy(stream)
