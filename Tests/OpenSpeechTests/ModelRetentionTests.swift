@@ -20,7 +20,8 @@ import TestSupport
     }
         let analyzer = SpeechAnalyzer(modules: [transcriber], options: .init(priority: .medium, modelRetention: retention))
         _ = try await analyzer.analyzeSequence(from: AVAudioFile(forReading: Self.clip.originalURL))
-        let directory = try #require(TranscriptionProcessor.modelDirectory(locale: TestEnvironment.english, modelID: Self.modelID))
+        let directory = try #require(TranscriptionProcessor.modelDirectory(locale: TestEnvironment.english, modelID: Self.modelID,
+                                                                          store: ModelStore()))
         #expect(await ModelCache.shared.isLoaded(directory), "loaded while in use")
         try await analyzer.finalizeAndFinishThroughEndOfInput()
         #expect(try await collector.value > 0)

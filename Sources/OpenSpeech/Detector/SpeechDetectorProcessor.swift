@@ -22,6 +22,10 @@ actor SpeechDetectorProcessor: ModuleProcessor {
     private var reportedThrough: Int64?
     private var finished = false
 
+    /// The engine's work runs on a queue of this module's own, not on the cooperative pool.
+    private let executor = EngineExecutor(label: "openspeech.detector")
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
     init(segmentation: SpeechSegmentationOptions, reportResults: Bool, modelStore: ModelStore?, regions: SpeechRegionLog,
          output: @escaping @Sendable (SpeechDetector.Result) -> Void, end: @escaping @Sendable ((any Error)?) -> Void) {
         self.segmentation = segmentation

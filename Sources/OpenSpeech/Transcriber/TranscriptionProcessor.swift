@@ -58,6 +58,10 @@ actor TranscriptionProcessor: ModuleProcessor {
     private var decodedThrough: Int64 = 0
     private var showingVolatile = false
 
+    /// The engine's work runs on a queue of this module's own, not on the cooperative pool.
+    private let executor = EngineExecutor(label: "openspeech.transcriber")
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
     init(settings: Settings, output: @escaping @Sendable (SpeechTranscriber.Result) -> Void,
          end: @escaping @Sendable ((any Error)?) -> Void) {
         self.settings = settings
