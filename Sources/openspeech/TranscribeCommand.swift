@@ -35,6 +35,9 @@ struct TranscribeCommand: AsyncParsableCommand {
     @Flag(help: "Transcribe all the audio, silence and noise included, without the speech detector (Whisper models tend to invent text there).")
     var noVad = false
 
+    @Option(help: "Precision of the engine's products: auto, int8, int8_float32, bfloat16, float16 or float32.")
+    var computeType: ComputeType = .default
+
     @Flag(help: "Fail on a truncated file instead of transcribing the audio present (with a warning).")
     var strict = false
 
@@ -53,7 +56,7 @@ struct TranscribeCommand: AsyncParsableCommand {
         }
         let transcriber = FileTranscriber(options: .init(
             locale: chosen, modelID: model, beamSize: beamSize, wordTimestamps: format != .text || wordTimestamps,
-            detectsSpeech: !noVad, strict: strict))
+            detectsSpeech: !noVad, strict: strict, computeType: computeType))
         let progress = ProgressLine(enabled: !quiet)
         try await installModels(transcriber, progress: progress)
         var failures = 0
@@ -114,3 +117,4 @@ struct TranscribeCommand: AsyncParsableCommand {
 }
 
 extension Transcript.Format: ExpressibleByArgument {}
+extension ComputeType: ExpressibleByArgument {}

@@ -23,9 +23,12 @@ public struct FileTranscriber: Sendable {
         public var detectsSpeech: Bool
         /// Whether a truncated file is an error (otherwise the audio present is transcribed, with a warning).
         public var strict: Bool
+        /// The precision of the engine's products.
+        public var computeType: ComputeType
 
         public init(locale: Locale, modelID: String? = nil, beamSize: Int? = nil, wordTimestamps: Bool = false,
-                    detectsSpeech: Bool = true, strict: Bool = false) {
+                    detectsSpeech: Bool = true, strict: Bool = false, computeType: ComputeType = .default) {
+            self.computeType = computeType
             self.locale = locale
             self.modelID = modelID
             self.beamSize = beamSize
@@ -113,7 +116,8 @@ public struct FileTranscriber: Sendable {
         let transcriber = SpeechTranscriber(
             locale: options.locale, transcriptionOptions: [], reportingOptions: [],
             attributeOptions: timed ? [.audioTimeRange, .transcriptionConfidence] : [],
-            engineConfiguration: .init(modelID: options.modelID, beamSize: options.beamSize, wordTimestamps: timed),
+            engineConfiguration: .init(modelID: options.modelID, beamSize: options.beamSize, wordTimestamps: timed,
+                                       computeType: options.computeType),
             modelStore: store)
         let detector = options.detectsSpeech
             ? SpeechDetector(detectionOptions: .init(sensitivityLevel: .medium), reportResults: false, modelStore: store)

@@ -15,50 +15,56 @@ actor ModelCache {
         var generation = 0
     }
 
-    private var entries: [URL: Entry] = [:]
-    private var loading: [URL: Task<WhisperModel, any Error>] = [:]
+    /// A model folder loaded at a compute type.
+    struct Key: Hashable, Sendable {
+        var directory: URL
+        var computeType: ComputeType
+    }
 
-    /// The model in `directory`, loaded once however many sessions ask at the same time.
-    func acquire(_ directory: URL, retention: SpeechAnalyzer.Options.ModelRetention) async throws -> WhisperModel {
-        if var entry = entries[directory] {
+    private var entries: [Key: Entry] = [:]
+    private var loading: [Key: Task<WhisperModel, any Error>] = [:]
+
+    /// The model in `key.directory` at `key.computeType`, loaded once however many sessions ask at the same time.
+    func acquire(_ key: Key, retention: SpeechAnalyzer.Options.ModelRetention) async throws -> WhisperModel {
+        if var entry = entries[key] {
             entry.users += 1
             entry.retention = strongest(entry.retention, retention)
             entry.generation += 1
-            entries[directory] = entry
+            entries[key] = entry
             return entry.model
         }
-        let task = loading[directory] ?? Task.detached { try WhisperModel(directory: directory) }
-        loading[directory] = task
+        let task = loading[key] ?? Task.detached { try WhisperModel(directory: key.directory, computeType: key.computeType) }
+        loading[key] = task
         let model: WhisperModel
         do {
             model = try await task.value
         } catch {
-            loading[directory] = nil
+            loading[key] = nil
             throw error
         }
-        loading[directory] = nil
-        var entry = entries[directory] ?? Entry(model: model)
+        loading[key] = nil
+        var entry = entries[key] ?? Entry(model: model)
         entry.users += 1
         entry.retention = strongest(entry.retention, retention)
-        entries[directory] = entry
+        entries[key] = entry
         return entry.model
     }
 
-    /// A session stopped using the model in `directory`.
-    func release(_ directory: URL) {
-        guard var entry = entries[directory] else { return }
+    /// A session stopped using the model loaded for `key`.
+    func release(_ key: Key) {
+        guard var entry = entries[key] else { return }
         entry.users -= 1
         entry.generation += 1
-        entries[directory] = entry
+        entries[key] = entry
         guard entry.users <= 0 else { return }
         switch entry.retention {
         case .whileInUse:
-            entries[directory] = nil
+            entries[key] = nil
         case .lingering:
             let generation = entry.generation
             Task {
                 try? await Task.sleep(for: .seconds(Self.lingeringSeconds))
-                self.dropIfUnused(directory, generation: generation)
+                self.dropIfUnused(key, generation: generation)
             }
         case .processLifetime:
             break
@@ -70,12 +76,12 @@ actor ModelCache {
         entries = entries.filter { $0.value.users > 0 }
     }
 
-    /// Whether a model is loaded (for tests).
-    func isLoaded(_ directory: URL) -> Bool { entries[directory] != nil }
+    /// Whether a model of `directory` is loaded, at any compute type (for tests).
+    func isLoaded(_ directory: URL) -> Bool { entries.keys.contains { $0.directory == directory } }
 
-    private func dropIfUnused(_ directory: URL, generation: Int) {
-        if let entry = entries[directory], entry.users <= 0, entry.generation == generation {
-            entries[directory] = nil
+    private func dropIfUnused(_ key: Key, generation: Int) {
+        if let entry = entries[key], entry.users <= 0, entry.generation == generation {
+            entries[key] = nil
         }
     }
 

@@ -88,7 +88,8 @@ public final class SpeechTranscriber: LocaleDependentSpeechModule, AnalyzerDrive
                 timeRangeAttributes: attributeOptions.contains(.audioTimeRange),
                 confidence: attributeOptions.contains(.transcriptionConfidence),
                 etiquette: transcriptionOptions.contains(.etiquetteReplacements),
-                alternatives: reportingOptions.contains(.alternativeTranscriptions), store: modelStore),
+                alternatives: reportingOptions.contains(.alternativeTranscriptions), store: modelStore,
+                computeType: engineConfiguration.computeType),
             output: { continuation.yield($0) },
             end: { error in error.map { continuation.finish(throwing: $0) } ?? continuation.finish() })
     }

@@ -66,11 +66,15 @@ extension SpeechTranscriber {
         public var beamSize: Int?
         /// Word time ranges even without the `.audioTimeRange` attribute option (for subtitles).
         public var wordTimestamps: Bool
+        /// The precision of the engine's products (`int8`, `float32`..., `auto`: the fastest this CPU runs).
+        public var computeType: ComputeType
 
-        public init(modelID: String? = nil, beamSize: Int? = nil, wordTimestamps: Bool = false) {
+        public init(modelID: String? = nil, beamSize: Int? = nil, wordTimestamps: Bool = false,
+                    computeType: ComputeType = .default) {
             self.modelID = modelID
             self.beamSize = beamSize
             self.wordTimestamps = wordTimestamps
+            self.computeType = computeType
         }
     }
 }

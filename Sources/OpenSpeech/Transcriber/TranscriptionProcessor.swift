@@ -22,6 +22,8 @@ actor TranscriptionProcessor: ModuleProcessor {
         var alternatives: Bool = false
         /// Where models are looked for.
         var store = ModelStore()
+        /// The precision of the engine's products.
+        var computeType = ComputeType.default
     }
 
     static let rate = 16_000.0
@@ -31,7 +33,7 @@ actor TranscriptionProcessor: ModuleProcessor {
     private let end: @Sendable ((any Error)?) -> Void
 
     private var model: WhisperModel?
-    private var modelDirectory: URL?
+    private var modelKey: ModelCache.Key?
     private var session: WhisperSession?
     private var contextPrompt = ""
     private var finished = false
@@ -91,9 +93,10 @@ actor TranscriptionProcessor: ModuleProcessor {
             throw SFSpeechError(.noModel, "The model \(id) for \(name) is not installed. Install it with "
                 + "AssetInventory.assetInstallationRequest(supporting:) or `openspeech models install \(id)`.")
         }
-        let loaded = try await ModelCache.shared.acquire(directory, retention: retention)
+        let key = ModelCache.Key(directory: directory, computeType: settings.computeType)
+        let loaded = try await ModelCache.shared.acquire(key, retention: retention)
         model = loaded
-        modelDirectory = directory
+        modelKey = key
         session = WhisperSession(model: loaded, maxBeams: settings.beamSize)
     }
 
@@ -161,7 +164,7 @@ actor TranscriptionProcessor: ModuleProcessor {
         finalOnly = nil
         session = nil
         model = nil
-        if let modelDirectory { await ModelCache.shared.release(modelDirectory) }
+        if let modelKey { await ModelCache.shared.release(modelKey) }
         end(error)
     }
 
