@@ -1,6 +1,6 @@
 import Foundation
 @testable import OpenSpeech
-import SpeechEngine
+@testable import SpeechEngine
 import SpeechEvaluation
 import Testing
 import TestSupport
@@ -26,7 +26,7 @@ import TestSupport
         let collector = Task { try await transcriber.results.reduce(into: [SpeechTranscriber.Result]()) { $0.append($1) } }
         var sizes: [Int] = []
         if let seed {
-            var generator = TestRandom(seed: seed)
+            var generator = SeededGenerator(seed: seed)
             var total = 0
             while total < samples.count {
                 let size = min(Int.random(in: 16...160_000, using: &generator), samples.count - total)
@@ -37,7 +37,7 @@ import TestSupport
             sizes = [samples.count]
         }
         let pauses = seed.map { seed in
-            var generator = TestRandom(seed: seed &+ 1)
+            var generator = SeededGenerator(seed: seed &+ 1)
             return sizes.map { _ in Int.random(in: 0...3, using: &generator) }
         } ?? sizes.map { _ in 0 }
         let (stream, continuation) = AsyncStream<AnalyzerInput>.makeStream()
@@ -205,18 +205,5 @@ import TestSupport
         #expect(info.status == 0)
         #expect(info.output.contains("truncated"), "\(info.output)")
         #expect(!info.output.contains("0.000 s"), "\(info.output)")
-    }
-}
-
-/// A seeded generator (SplitMix64), so a failing run can be repeated.
-struct TestRandom: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
