@@ -1,0 +1,43 @@
+import Testing
+@testable import SpeechEngine
+
+#if canImport(CDNNL)
+/// oneDNN products against BLAS on the same fp32 weights: fp32 within rounding, bf16 and int8 within their
+/// precision; one to 600 input rows (beam rows to the encoder's split rows), bias and accumulation, a matrix split
+/// into parts. (The transposed few-row products of oneDNN's AVX2 kernels are covered by `ComputeTypeTests.avx2`.)
+@Suite("oneDNN products")
+struct PackedMatrixTests {
+    /// A 1088 × 384 weight and its bias.
+    static let outputs = 1088, inputs = 384
+
+    @Test("fp32, bf16 and int8 against BLAS", arguments: [1, 5, 100, 600])
+    func againstBLAS(rows: Int) {
+        let w = ProductKernelTests.values(Self.outputs * Self.inputs, seed: 3)
+        let bias = Tensor(shape: [Self.outputs], values: ProductKernelTests.values(Self.outputs, seed: 4))
+        let full = Tensor(shape: [Self.outputs, Self.inputs], values: w)
+        let x = ProductKernelTests.values(rows * Self.inputs, seed: UInt64(rows))
+        let start = ProductKernelTests.values(rows * Self.outputs, seed: 9)
+        // Tolerances relative to the largest result (sums of 384 products of values in ±1: up to about 12).
+        for (precision, tolerance) in [(PackedMatrix.Precision.float32, Float(1e-5)), (.bfloat16, 1e-2), (.int8, 2e-2)] {
+            for parts in [1, 2] {
+                let packed = w.withUnsafeBufferPointer {
+                    PackedMatrix(weights: $0.baseAddress!, rows: Self.outputs, columns: Self.inputs, bias: bias,
+                                 precision: precision, parts: parts)
+                }
+                for accumulate in [false, true] {
+                    var expected = start, actual = start
+                    x.withUnsafeBufferPointer { x in
+                        BLAS.linear(x.baseAddress!, rows: rows, weight: full, bias: bias, into: &expected,
+                                    accumulate: accumulate)
+                        packed.multiply(x.baseAddress!, rows: rows, into: &actual, accumulate: accumulate, scratch: Buffer(),
+                                        parallel: Parallel(threads: 2))
+                    }
+                    let scale = expected.map(abs).max()!
+                    let worst = zip(actual, expected).map { abs($0 - $1) }.max()! / scale
+                    #expect(worst < tolerance, "\(precision), \(parts) parts, accumulate \(accumulate): \(worst)")
+                }
+            }
+        }
+    }
+}
+#endif
