@@ -33,6 +33,7 @@ final class FinalOnlyTranscription {
         self.regions = regions
         pendingStart = start
         stream = Self.makeStream(session, options, prompt)
+        followBreaks()
         if regions != nil {
             selection = SpeechSpanSelection(start: start, margin: SpeechRegionTracker.samples(SpeechGate.margin),
                                             joiningSilence: SpeechRegionTracker.samples(Self.joiningSilence))
@@ -86,6 +87,7 @@ final class FinalOnlyTranscription {
         guard let rest else { return }
         self.rest = nil
         stream = Self.makeStream(session, options, prompt)
+        followBreaks()
         timeline = StreamTimeline()
         var offset = 0
         for range in rest.ranges {
@@ -154,7 +156,7 @@ final class FinalOnlyTranscription {
 
     /// Segments of the stream with timeline times, clamped to the stream's audio. A segment whose words lie in two
     /// stretches of the timeline (a left-out silence between them) becomes one segment per stretch, so no result
-    /// spans a silence; without words, a segment keeps its start in one stretch and its end in the other.
+    /// spans a silence (windows that join two stretches always have word times).
     private func mapped(_ segments: [Segment]) -> [Segment] {
         defer { timeline.discard(before: stream.decodedThrough) }
         return segments.flatMap { segment -> [Segment] in
@@ -191,6 +193,11 @@ final class FinalOnlyTranscription {
                 return piece
             }
         }
+    }
+
+    /// Word times in the windows that join two stretches, so that `mapped` puts each word in its own.
+    private func followBreaks() {
+        stream.wordTimestampsWhere = { [unowned self] range in timeline.hasBreak(in: range) }
     }
 
     private static func makeStream(_ session: WhisperSession, _ options: TranscriptionOptions,

@@ -38,6 +38,11 @@ struct StreamTimeline: Sendable, Equatable {
         return piece.timeline + Int64(min(position - piece.stream, piece.count))
     }
 
+    /// Whether stream positions `range` span two pieces (a stretch of the timeline left out between them).
+    func hasBreak(in range: Range<Int>) -> Bool {
+        pieces.contains { $0.stream > range.lowerBound && $0.stream < range.upperBound }
+    }
+
     /// The index, among the pieces kept, of the piece holding stream position `position` (clamped to the stream):
     /// positions in one piece are contiguous on the timeline.
     func pieceIndex(of position: Int) -> Int {

@@ -199,10 +199,7 @@ actor TranscriptionProcessor: ModuleProcessor {
     private func finalOnlyStream(at start: Int64) throws -> FinalOnlyTranscription {
         if let finalOnly { return finalOnly }
         guard let session else { throw notPrepared() }
-        var options = engineOptions()
-        // Beside a detector, words place text on the right side of the silences left out (results never span one).
-        if speechRegions != nil { options.wordTimestamps = true }
-        let stream = FinalOnlyTranscription(session: session, options: options, start: start,
+        let stream = FinalOnlyTranscription(session: session, options: engineOptions(), start: start,
                                             regions: speechRegions, prompt: promptTokens(promptText))
         finalOnly = stream
         return stream

@@ -14,6 +14,9 @@ public final class LongFormTranscription {
     public let options: TranscriptionOptions
     private let mel: LogMelSpectrogram
     private var state: WhisperSession.LongFormState?
+    /// Asks for word times in the windows whose sample range it accepts, beside all windows when the options ask
+    /// (e.g. windows whose audio joins two separate stretches, to place each word in its own).
+    public var wordTimestampsWhere: ((Range<Int>) -> Bool)?
 
     public init(session: WhisperSession, options: TranscriptionOptions) {
         self.session = session
@@ -64,7 +67,11 @@ public final class LongFormTranscription {
                 frames = window
             }
             if state == nil { state = try session.startLongForm(mel, options: options) }
-            segments += session.decodeLongFormWindow(mel, frames: frames, state: &state!, options: options)
+            var windowOptions = options
+            if !options.wordTimestamps, let wanted = wordTimestampsWhere {
+                windowOptions.wordTimestamps = wanted(seek * LogMelSpectrogram.hop ..< (seek + frames) * LogMelSpectrogram.hop)
+            }
+            segments += session.decodeLongFormWindow(mel, frames: frames, state: &state!, options: windowOptions)
             mel.discard(before: state!.seek)
         }
         return segments
