@@ -66,6 +66,12 @@ public struct ModelStore: Sendable {
         return FileLock.isHeld(lockURL(for: modelID))
     }
 
+    /// Throws `ModelAssetError.invalidCatalog` for an extra catalog (`$OPENSPEECH_CATALOG`, the user models) that
+    /// cannot be read: `catalog` skips such a file, so a command that relies on it says so instead.
+    public func validateCatalogs() throws {
+        for url in ModelCatalog.extraCatalogURLs(home: home) { _ = try ModelCatalog(contentsOf: url) }
+    }
+
     /// The ids of the installed catalog models.
     public var installedModelIDs: [String] {
         catalog.models.map(\.id).filter { installedDirectory(for: $0) != nil }

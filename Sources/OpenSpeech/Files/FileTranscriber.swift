@@ -57,8 +57,10 @@ public struct FileTranscriber: Sendable {
         self.store = store
     }
 
-    /// The catalog ids of the models this transcription needs (the transcriber's, then the detector's).
+    /// The catalog ids of the models this transcription needs (the transcriber's, then the detector's). Throws
+    /// `ModelAssetError.invalidCatalog` when a catalog file cannot be read, and for a locale no model covers.
     public func requiredModelIDs() throws -> [String] {
+        try store.validateCatalogs()
         let resolver = LocaleModelResolver(catalog: store.catalog)
         guard let id = options.modelID ?? resolver.modelID(for: options.locale) else {
             throw SFSpeechError(.cannotAllocateUnsupportedLocale, "No model transcribes \(options.locale.identifier); "
