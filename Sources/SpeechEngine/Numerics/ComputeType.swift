@@ -3,11 +3,12 @@
 /// Every stored type (fp16, fp32, int8 CTranslate2 directories) is converted at load to the chosen one.
 /// Activations stay fp32 between products; only the products' inputs and weights change precision.
 public enum ComputeType: String, Sendable, CaseIterable, CustomStringConvertible {
-    /// The fastest type this CPU and build run: `int8` where oneDNN has VNNI int8 kernels, `float32` through
-    /// oneDNN elsewhere (its int8 products on plain AVX2 measured slower than fp32), else `float16`.
+    /// The fastest type this CPU and build run: `int8` with oneDNN (measured 1.5–1.65× faster-whisper int8 with
+    /// VNNI, 13–17 % less CPU than `float32` on plain AVX2), else `float16`.
     case auto
     /// int8 weights with a scale per output channel; activations quantized per row at run time, products in int32
-    /// (VNNI where the CPU has it), results in fp32. Needs oneDNN.
+    /// (VNNI where the CPU has it), results in fp32. Without VNNI (plain AVX2) only the encoder's products: oneDNN's
+    /// int8 kernels there copy the weights on every few-row decoder product, so those stay fp32. Needs oneDNN.
     case int8
     /// The same as `int8` on CPUs (CTranslate2's name for int8 weights with fp32 elsewhere).
     case int8Float32 = "int8_float32"
@@ -28,7 +29,7 @@ public enum ComputeType: String, Sendable, CaseIterable, CustomStringConvertible
     /// What `self` becomes on this machine: `auto` and unavailable types resolved to the ones that run.
     public var resolved: ComputeType {
         switch self {
-        case .auto: return MatrixBackend.hasVNNI ? .int8 : MatrixBackend.hasOneDNN ? .float32 : .float16
+        case .auto: return MatrixBackend.hasOneDNN ? .int8 : .float16
         case .int8Float32: return MatrixBackend.hasOneDNN ? .int8 : .float16
         case .int8: return MatrixBackend.hasOneDNN ? .int8 : .float16
         case .bfloat16: return MatrixBackend.hasBFloat16 ? .bfloat16 : .float32
