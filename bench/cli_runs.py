@@ -3,7 +3,7 @@
 `WhisperModel.transcribe` (with and without its `vad_filter`), over the same corpus files, each written as a
 run JSON in the layout `whisper-bench report` reads (engine, options, wall time, audio seconds, peak RSS, clips).
 
-  cli_runs.py openspeech --openspeech BIN --corpus DIR --model ID --beam-size N [--no-vad] [--per-file]
+  cli_runs.py openspeech --openspeech BIN --corpus DIR --model ID --beam-size N [--compute-type T] [--no-vad] [--per-file]
                           --label LABEL --output FILE [--subsets a,b] [--compare FILE]
   cli_runs.py faster-whisper --corpus DIR --model-dir DIR --compute-type T --beam-size N [--vad-filter]
                           --label LABEL --output FILE [--subsets a,b]
@@ -47,7 +47,8 @@ def children_peak_rss():
 def run_openspeech(args, items):
     files = [wav_path(args.corpus, i) for i in items]
     base = [args.openspeech, "transcribe", "--locale", "en-US", "--model", args.model, "--beam-size",
-            str(args.beam_size), "--format", "json", "--quiet"] + (["--no-vad"] if args.no_vad else [])
+            str(args.beam_size), "--compute-type", args.compute_type, "--format", "text", "--quiet"] \
+        + (["--no-vad"] if args.no_vad else [])
     texts = {}
     seconds = {}
     with tempfile.TemporaryDirectory() as out:
@@ -61,8 +62,8 @@ def run_openspeech(args, items):
             subprocess.run(base + ["--output-dir", out] + files, check=True)
         wall = time.perf_counter() - start
         for item in items:
-            with open(os.path.join(out, item["id"] + ".json"), encoding="utf-8") as f:
-                texts[item["id"]] = json.load(f)["text"]
+            with open(os.path.join(out, item["id"] + ".txt"), encoding="utf-8") as f:
+                texts[item["id"]] = f.read().strip()
     return texts, seconds, wall, 0.0, children_peak_rss()
 
 
