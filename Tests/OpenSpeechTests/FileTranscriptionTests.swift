@@ -138,6 +138,24 @@ import TestSupport
         }
     }
 
+    @Test("the same segments with one thread or two, and after other work in the process")
+    func independentOfThreads() async throws {
+        try await GatingAudio.ready()
+        let directory = try await TestModels.directory(for: "whisper-tiny.en")
+        let chapter = try MonoAudio.load(contentsOf: try #require(Corpus.item("ls-other-chapter-7902-96592")).wav16kURL)
+        let samples = Array(chapter.prefix(70 * 16_000))
+        var options = TranscriptionOptions(beamSize: 5)
+        options.wordTimestamps = true
+        let two = try WhisperSession(model: WhisperModel(directory: directory, threads: 2))
+        let first = try two.transcribe(samples: samples, options: options)
+        _ = try two.transcribe(samples: try MonoAudio.load(contentsOf: try #require(Corpus.item("jfk")).wav16kURL))
+        let again = try two.transcribe(samples: samples, options: options)
+        let one = try WhisperSession(model: WhisperModel(directory: directory, threads: 1)).transcribe(samples: samples, options: options)
+        #expect(first.count > 3)
+        #expect(again == first)
+        #expect(one == first)
+    }
+
     /// The engine's own long-form transcription of `samples` (English model, word times off).
     static func engineText(_ samples: [Float], beamSize: Int) async throws -> String {
         let model = try WhisperModel(directory: try await TestModels.directory(for: "whisper-tiny.en"))
