@@ -1,9 +1,9 @@
 import SpeechEngine
 
 /// What keeps a transcriber from transcribing silence when a `SpeechDetector` shares its analyzer: the
-/// transcriber reads the detector's speech regions (`SpeechRegionLog`; it runs no detection of its own), gives the
-/// model only the speech (other audio is muted, or not given at all in final-only mode), and drops text heard
-/// outside it.
+/// volatile transcriber reads the detector's speech regions (`SpeechRegionLog`; it runs no detection of its own), gives
+/// the model only the speech (other audio is muted), and drops words heard outside it. Final-only transcription
+/// chooses the speech with `SpeechSpanSelection` instead.
 ///
 /// Speech keeps `margin` of audio on each side (the detector's regions are tight; words trail off). Audio from
 /// before the detector's first sample counts as speech (the detector joined late: nothing is known about it); audio
@@ -56,27 +56,5 @@ final class SpeechGate {
     /// The words heard in speech (times in timeline seconds).
     func keep(_ words: [Word]) -> [Word] {
         words.filter { isSpeech(from: $0.start, to: $0.end) }
-    }
-
-    /// `segment` (times in seconds after `offset`) without its words heard outside speech, its times narrowed
-    /// to the speech it overlaps (Whisper stretches a segment over the muted audio before it); nil if nothing is left.
-    func keep(_ segment: Segment, offset: Double) -> Segment? {
-        let lower = Int64(((offset + segment.start) * 16_000).rounded(.down))
-        let upper = max(Int64(((offset + segment.end) * 16_000).rounded(.up)), lower + 1)
-        let spans = speech(in: lower..<upper)
-        guard let first = spans.first, let last = spans.last else { return nil }
-        var trimmed = segment
-        trimmed.start = max(segment.start, Double(first.lowerBound) / 16_000 - offset)
-        trimmed.end = min(segment.end, Double(last.upperBound) / 16_000 - offset)
-        guard let words = segment.words else { return trimmed }
-        let kept = words.filter { isSpeech(from: offset + $0.start, to: offset + $0.end) }
-        guard !kept.isEmpty else { return nil }
-        if kept.count < words.count {
-            trimmed.words = kept
-            trimmed.text = kept.map(\.word).joined()
-        }
-        trimmed.start = max(trimmed.start, min(kept.first!.start, trimmed.end))
-        trimmed.end = max(min(trimmed.end, max(kept.last!.end, trimmed.start)), trimmed.start)
-        return trimmed
     }
 }

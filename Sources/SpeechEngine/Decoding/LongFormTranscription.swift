@@ -24,12 +24,6 @@ public final class LongFormTranscription {
         mel = LogMelSpectrogram(streamingWith: session.melTables)
     }
 
-    /// Samples received (16 kHz mono).
-    public var sampleCount: Int { mel.sampleCount }
-
-    /// Whether `finish()` was called.
-    public var isFinished: Bool { mel.ended }
-
     /// The sample where the next window starts: the transcription is final before it.
     public var decodedThrough: Int { min((state?.seek ?? 0) * LogMelSpectrogram.hop, mel.sampleCount) }
 
