@@ -1,5 +1,7 @@
-// `import OpenSpeech` is all an app needs: the audio types (AVAudioFile, AVAudioPCMBuffer, CMTime ...) and
-// the asset types (AssetInventory, SFSpeechError) come with it, as they do with Apple's `import Speech`.
+// `import OpenSpeech` is all an app needs, as Apple's `import Speech` is: Foundation (Locale, URL, NSObject,
+// OperationQueue, Timer ...), the audio types (AVAudioFile, AVAudioPCMBuffer, AVAudioEngine, CMTime ...) and the
+// asset types (AssetInventory, SFSpeechError) come with it.
+@_exported import Foundation
 @_exported import SpeechAssets
 @_exported import SpeechAudio
 // The engine's compute types name the precision in `SpeechTranscriber.EngineConfiguration` (not in Apple's API).

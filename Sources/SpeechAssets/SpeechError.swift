@@ -26,6 +26,25 @@ public struct SFSpeechError: Error, Sendable, Equatable, CustomStringConvertible
         case cannotAllocateUnsupportedLocale = 8
         /// Not enough disk space or memory to continue.
         case insufficientResources = 9
+        // The legacy `SFSpeechRecognizer` API's codes.
+        /// Recognition failed inside the framework.
+        case internalServiceError = 10
+        /// The audio of a recognition request could not be read.
+        case audioReadFailed = 11
+        /// A custom language model template names an undefined class.
+        case undefinedTemplateClassName = 12
+        /// A custom language model file is malformed.
+        case malformedSupplementalModel = 13
+        /// Recognition did not finish in time.
+        case timeout = 14
+        /// A required parameter is missing.
+        case missingParameter = 15
+        /// The recognition task was cancelled. Apple reports this outside `SFSpeechError` (its assistant error
+        /// domain, code 301 or 216); OpenSpeech gives it this code.
+        case requestCanceled = 16
+        /// The audio held no speech. Apple reports this outside `SFSpeechError` (its assistant error domain, code
+        /// 1110); OpenSpeech gives it this code.
+        case noSpeechDetected = 17
     }
 
     public static var errorDomain: String { "SFSpeechErrorDomain" }

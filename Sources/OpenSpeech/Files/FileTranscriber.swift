@@ -161,14 +161,10 @@ public struct FileTranscriber: Sendable {
 
     /// Samples as analyzer input, in buffers of 4 s.
     private static func inputs(_ samples: [Float]) -> AsyncStream<AnalyzerInput> {
-        let format = MonoAudio.format(), size = 1 << 16
-        return AsyncStream { continuation in
-            for start in stride(from: 0, to: samples.count, by: size) {
-                let count = min(size, samples.count - start)
-                let buffer = AVAudioPCMBuffer(pcmFormat: format, frameCapacity: AVAudioFrameCount(count))!
-                samples.withUnsafeBufferPointer { buffer.floatChannelData![0].update(from: $0.baseAddress! + start, count: count) }
-                buffer.frameLength = AVAudioFrameCount(count)
-                continuation.yield(AnalyzerInput(buffer: buffer))
+        AsyncStream { continuation in
+            for start in stride(from: 0, to: samples.count, by: 1 << 16) {
+                let piece = Array(samples[start..<min(start + (1 << 16), samples.count)])
+                continuation.yield(AnalyzerInput(buffer: MonoAudio.buffer(piece)))
             }
             continuation.finish()
         }

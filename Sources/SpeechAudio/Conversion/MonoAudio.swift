@@ -11,6 +11,17 @@ public enum MonoAudio {
         AVAudioFormat(commonFormat: .pcmFormatFloat32, sampleRate: sampleRate, channels: 1, interleaved: false)!
     }
 
+    /// A buffer in `format(sampleRate:)` holding `samples` (at least one frame of capacity).
+    public static func buffer(_ samples: [Float], sampleRate: Double = speechSampleRate) -> AVAudioPCMBuffer {
+        let buffer = AVAudioPCMBuffer(pcmFormat: format(sampleRate: sampleRate),
+                                      frameCapacity: AVAudioFrameCount(max(samples.count, 1)))!
+        samples.withUnsafeBufferPointer { samples in
+            if let start = samples.baseAddress { buffer.floatChannelData![0].update(from: start, count: samples.count) }
+        }
+        buffer.frameLength = AVAudioFrameCount(samples.count)
+        return buffer
+    }
+
     /// Decodes the first audio stream of any file FFmpeg reads into mono samples at `sampleRate`, channels
     /// averaged, in one decode-and-resample pass. Sample `i` is at time `i / sampleRate` of the file.
     public static func load(contentsOf url: URL, sampleRate: Double = speechSampleRate) throws -> [Float] {

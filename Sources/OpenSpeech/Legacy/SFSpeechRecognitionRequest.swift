@@ -1,0 +1,76 @@
+import Foundation
+import SpeechAudio
+
+/// The kind of speech a request holds, as Apple's `SFSpeechRecognitionTaskHint`. Accepted and recorded; the model
+/// transcribes every kind the same way.
+public enum SFSpeechRecognitionTaskHint: Int, Sendable {
+    case unspecified = 0
+    case dictation = 1
+    case search = 2
+    case confirmation = 3
+}
+
+/// What to recognize and how, as Apple's `SFSpeechRecognitionRequest`: the base of the URL and audio-buffer
+/// requests. Its settings are read when the task starts (`SFSpeechRecognizer.recognitionTask(with:...)`).
+open class SFSpeechRecognitionRequest: NSObject {
+    /// The kind of speech (default: the recognizer's `defaultTaskHint`).
+    open var taskHint: SFSpeechRecognitionTaskHint = .unspecified
+    /// Whether partial results are delivered as the audio is recognized (default true), or only the final one.
+    open var shouldReportPartialResults = true
+    /// Words and phrases likely to be spoken (names, terms): they become the analysis context's contextual strings.
+    open var contextualStrings: [String] = []
+    /// An identifier for the interaction (deprecated by Apple); recorded, unused.
+    open var interactionIdentifier: String?
+    /// Whether recognition must stay on the device: it always does in OpenSpeech.
+    open var requiresOnDeviceRecognition = false
+    /// Whether results are punctuated (default false, as Apple's): without it the model's punctuation is removed.
+    open var addsPunctuation = false
+    /// A custom language model (`SFSpeechLanguageModel`): accepted; the Whisper models do not use it. Use
+    /// `contextualStrings` to bias recognition.
+    open var customizedLanguageModel: SFSpeechLanguageModel.Configuration?
+
+    public override init() {}
+
+    /// Where the task reads its audio.
+    var audioSource: LegacyAudioSource {
+        fatalError("SFSpeechRecognitionRequest is abstract: use SFSpeechURLRecognitionRequest or SFSpeechAudioBufferRecognitionRequest")
+    }
+}
+
+/// A request to recognize the speech of a recorded audio file, as Apple's `SFSpeechURLRecognitionRequest`. Any
+/// container and codec FFmpeg reads, of any length (no one-minute limit).
+open class SFSpeechURLRecognitionRequest: SFSpeechRecognitionRequest {
+    /// The file.
+    public let url: URL
+
+    public init(url URL: URL) {
+        url = URL
+    }
+
+    override var audioSource: LegacyAudioSource { .file(url) }
+}
+
+/// A request to recognize live audio or audio you have in buffers, as Apple's
+/// `SFSpeechAudioBufferRecognitionRequest`: `append(_:)` buffers as they come (from an `AVAudioEngine` tap, a file,
+/// a network stream), then `endAudio()`.
+open class SFSpeechAudioBufferRecognitionRequest: SFSpeechRecognitionRequest {
+    let channel = LegacyAudioChannel()
+
+    public override init() {}
+
+    /// The format recognition works in (16 kHz mono Float32). Buffers in any PCM format are accepted and converted.
+    public var nativeAudioFormat: AVAudioFormat { MonoAudio.format() }
+
+    /// Adds audio to recognize, in any PCM format (converted as it comes; a change of format mid-stream is
+    /// allowed). Audio appended after `endAudio()` is ignored, as Apple's.
+    public func append(_ audioPCMBuffer: AVAudioPCMBuffer) {
+        channel.append(audioPCMBuffer)
+    }
+
+    /// Marks the end of the audio: the task finishes recognizing what was appended and delivers its final result.
+    public func endAudio() {
+        channel.end()
+    }
+
+    override var audioSource: LegacyAudioSource { .buffers(channel) }
+}

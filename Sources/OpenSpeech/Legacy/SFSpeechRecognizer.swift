@@ -1,0 +1,111 @@
+import Foundation
+import SpeechAssets
+
+/// Whether the app may use speech recognition, as Apple's `SFSpeechRecognizerAuthorizationStatus`.
+public enum SFSpeechRecognizerAuthorizationStatus: Int, Sendable {
+    case notDetermined = 0
+    case denied = 1
+    case restricted = 2
+    case authorized = 3
+}
+
+/// Told when a recognizer's availability changes, as Apple's `SFSpeechRecognizerDelegate`. Its method is optional,
+/// as Apple's. In OpenSpeech availability does not change while the process runs (recognition needs no network),
+/// so the method is not called.
+public protocol SFSpeechRecognizerDelegate: AnyObject {
+    func speechRecognizer(_ speechRecognizer: SFSpeechRecognizer, availabilityDidChange available: Bool)
+}
+
+extension SFSpeechRecognizerDelegate {
+    public func speechRecognizer(_ speechRecognizer: SFSpeechRecognizer, availabilityDidChange available: Bool) {}
+}
+
+/// Recognizes speech in one language, as Apple's `SFSpeechRecognizer` (iOS 10+): a layer over `SpeechAnalyzer` and
+/// `SpeechTranscriber` with the same models, files and buffers in, results through a handler or a delegate.
+///
+/// Differs from Apple's: recognition always runs on the device, with no network, no one-minute limit and no Siri
+/// setting; authorization is always granted; the locale's model must be installed (`openspeech models install`,
+/// or `AssetInventory`), else the task fails with `SFSpeechError.Code.noModel` naming the command. Not an
+/// `NSObject` (Swift on Linux cannot make `NSObject`'s `init()` failable, as Apple's `init?()` is).
+open class SFSpeechRecognizer {
+    /// The language recognized.
+    public let locale: Locale
+    /// Where models are looked for.
+    let store: ModelStore
+    /// The supported locale `locale` is transcribed as (the same, or the same language in another region).
+    let transcriptionLocale: Locale
+
+    /// Told when availability changes.
+    open weak var delegate: (any SFSpeechRecognizerDelegate)?
+    /// The queue results and delegate calls are delivered on (default: the main operation queue, as Apple's). A
+    /// command-line tool that waits on its main thread without running it (a semaphore) sets another queue.
+    open var queue: OperationQueue = .main
+    /// The hint requests get when theirs is `.unspecified`.
+    open var defaultTaskHint: SFSpeechRecognitionTaskHint = .unspecified
+    /// Whether recognition can run on the device: always true in OpenSpeech.
+    open var supportsOnDeviceRecognition = true
+
+    /// A recognizer for the user's current locale; nil when no model transcribes its language. A locale without a
+    /// language (the POSIX locale of a bare Linux environment) counts as US English.
+    public convenience init?() {
+        let current = Locale.current
+        self.init(locale: current.language.languageCode == nil ? Locale(identifier: "en-US") : current)
+    }
+
+    /// A recognizer for `locale`; nil when no model transcribes its language.
+    public convenience init?(locale: Locale) {
+        self.init(locale: locale, store: ModelStore())
+    }
+
+    init?(locale: Locale, store: ModelStore) {
+        guard let supported = LocaleModelResolver(catalog: store.catalog).supportedLocale(equivalentTo: locale) else {
+            return nil
+        }
+        self.locale = locale
+        self.store = store
+        transcriptionLocale = supported
+    }
+
+    /// Whether recognition can run now: true (it needs no network or service).
+    open var isAvailable: Bool { true }
+
+    /// Every locale a catalog model transcribes.
+    open class func supportedLocales() -> Set<Locale> {
+        Set(LocaleModelResolver(catalog: ModelStore().catalog).supportedLocales)
+    }
+
+    /// Always `.authorized`: recognition runs on the device and no data leaves it.
+    open class func authorizationStatus() -> SFSpeechRecognizerAuthorizationStatus { .authorized }
+
+    /// Calls `handler` with `.authorized`, on a background queue as Apple's does.
+    open class func requestAuthorization(_ handler: @escaping (SFSpeechRecognizerAuthorizationStatus) -> Void) {
+        let callback = LegacyCallback(handler)
+        DispatchQueue.global().async { callback.value(.authorized) }
+    }
+
+    /// Starts recognizing `request`'s audio; `resultHandler` gets partial results (if the request asks for them),
+    /// then the final result, or an error (with a nil result), on `queue`.
+    @discardableResult
+    open func recognitionTask(with request: SFSpeechRecognitionRequest,
+                              resultHandler: @escaping (SFSpeechRecognitionResult?, (any Error)?) -> Void)
+        -> SFSpeechRecognitionTask {
+        SFSpeechRecognitionTask(recognition: recognition(of: request), queue: queue,
+                                receiver: .handler(LegacyCallback(resultHandler)))
+    }
+
+    /// Starts recognizing `request`'s audio, telling `delegate` (held until the task ends) on `queue`.
+    @discardableResult
+    open func recognitionTask(with request: SFSpeechRecognitionRequest, delegate: any SFSpeechRecognitionTaskDelegate)
+        -> SFSpeechRecognitionTask {
+        SFSpeechRecognitionTask(recognition: recognition(of: request), queue: queue,
+                                receiver: .delegate(LegacyCallback(delegate)))
+    }
+
+    /// The request's settings, read now as Apple reads them when the task starts.
+    private func recognition(of request: SFSpeechRecognitionRequest) -> LegacyRecognition {
+        LegacyRecognition(
+            locale: transcriptionLocale, source: request.audioSource,
+            partialResults: request.shouldReportPartialResults, punctuation: request.addsPunctuation,
+            contextualStrings: request.contextualStrings, store: store)
+    }
+}
