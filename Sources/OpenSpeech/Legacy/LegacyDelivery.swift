@@ -14,6 +14,9 @@ struct LegacyCallback<Value>: @unchecked Sendable {
 /// Runs a task's callbacks on the recognizer's `OperationQueue`, one at a time and in order, even on a queue that
 /// runs operations concurrently: each waits until the one before has run. The receiver (a result handler or a
 /// delegate, which the task holds as Apple's does) is let go after the last delivery.
+///
+/// The main operation queue gets its callbacks on the main thread, through the main dispatch queue, as on Apple's
+/// platforms (Foundation on Linux runs `OperationQueue.main`'s operations on another thread).
 final class LegacyDelivery: Sendable {
     enum Receiver {
         case handler(LegacyCallback<(SFSpeechRecognitionResult?, (any Error)?) -> Void>)
@@ -42,9 +45,18 @@ final class LegacyDelivery: Sendable {
         order.async { [self] in
             guard let receiver = finishing ? receiver.withLock({ value in defer { value = nil }; return value })
                                            : receiver.withLock({ $0 }) else { return }
-            let operation = BlockOperation { body(receiver.value) }
-            queue.value.addOperation(operation)
-            operation.waitUntilFinished()
+            if queue.value === OperationQueue.main {
+                let done = DispatchSemaphore(value: 0)
+                DispatchQueue.main.async {
+                    body(receiver.value)
+                    done.signal()
+                }
+                done.wait()
+            } else {
+                let operation = BlockOperation { body(receiver.value) }
+                queue.value.addOperation(operation)
+                operation.waitUntilFinished()
+            }
         }
     }
 }
