@@ -83,6 +83,13 @@ let package = Package(
         .executableTarget(name: "vad-bench", dependencies: ["SpeechEngine", "SpeechAudio", "SpeechAssets"], path: "bench/VADBench"),
         .executableTarget(name: "api-bench", dependencies: ["OpenSpeech", "SpeechEngine"], path: "bench/APIBench"),
 
+        // Clients of the legacy API in the shapes apps and tools write them, in Swift 5 mode as most are, built with
+        // only `import OpenSpeech`; the legacy API's tests run them.
+        .executableTarget(name: "legacy-cli", dependencies: ["OpenSpeech"], path: "Tests/LegacyClients/CommandLineClient",
+                          swiftSettings: [.swiftLanguageMode(.v5)]),
+        .executableTarget(name: "legacy-app", dependencies: ["OpenSpeech"], path: "Tests/LegacyClients/AppStyleClient",
+                          swiftSettings: [.swiftLanguageMode(.v5)]),
+
         // Tests. TestSupport holds what several test targets share (corpus, ffmpeg, temp dirs).
         .target(name: "TestSupport", dependencies: ["SpeechAudio", "SpeechAssets", "SpeechEvaluation"], path: "Tests/TestSupport"),
         .testTarget(name: "SpeechAudioTests", dependencies: ["SpeechAudio", "TestSupport"]),

@@ -1,8 +1,12 @@
 import Foundation
 
-/// The built `openspeech` tool, beside the test bundle in the build products folder.
+/// The built `openspeech` tool (or another of the package's executables), beside the test bundle in the build
+/// products folder.
 public enum OpenSpeechExecutable {
-    public static let url: URL? = {
+    public static let url: URL? = url(named: "openspeech")
+
+    /// The package's executable `name`, if built.
+    public static func url(named name: String) -> URL? {
         var candidates: [URL] = []
         if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
             candidates.append(URL(fileURLWithPath: exe).deletingLastPathComponent())
@@ -12,16 +16,17 @@ public enum OpenSpeechExecutable {
         for directory in candidates {
             // The test bundle may be a folder (`*.xctest/`) one level below the products folder.
             for dir in [directory, directory.deletingLastPathComponent()] {
-                let tool = dir.appendingPathComponent("openspeech")
+                let tool = dir.appendingPathComponent(name)
                 if FileManager.default.isExecutableFile(atPath: tool.path) { return tool }
             }
         }
         return nil
-    }()
+    }
 
     /// Starts the tool with `arguments` and extra environment; stdout and stderr are captured to files.
-    public static func start(_ arguments: [String], environment: [String: String], output: URL) throws -> Process {
-        guard let url else { throw LocateError() }
+    public static func start(_ arguments: [String], environment: [String: String], output: URL,
+                             executable: String = "openspeech") throws -> Process {
+        guard let url = url(named: executable) else { throw LocateError(name: executable) }
         let process = Process()
         process.executableURL = url
         process.arguments = arguments
@@ -35,16 +40,32 @@ public enum OpenSpeechExecutable {
         return process
     }
 
-    /// Runs the tool to completion; returns its exit status and combined output.
-    public static func run(_ arguments: [String], environment: [String: String]) async throws -> (status: Int32, output: String) {
+    /// Runs the tool to completion; returns its exit status and combined output. A run longer than `timeout`
+    /// seconds is killed and throws.
+    public static func run(_ arguments: [String], environment: [String: String], executable: String = "openspeech",
+                           timeout: Double = 1_800) async throws -> (status: Int32, output: String) {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("openspeech-out-\(UUID()).txt")
         defer { try? FileManager.default.removeItem(at: log) }
-        let process = try start(arguments, environment: environment, output: log)
-        while process.isRunning { try await Task.sleep(nanoseconds: 20_000_000) }
+        let process = try start(arguments, environment: environment, output: log, executable: executable)
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning {
+            if Date() > deadline {
+                process.terminate()
+                throw TimeoutError(command: ([executable] + arguments).joined(separator: " "), seconds: timeout,
+                                   output: (try? String(contentsOf: log, encoding: .utf8)) ?? "")
+            }
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
         return (process.terminationStatus, (try? String(contentsOf: log, encoding: .utf8)) ?? "")
     }
 
     struct LocateError: Error, CustomStringConvertible {
-        var description: String { "the openspeech executable was not found beside the test bundle; build it (swift build) first" }
+        let name: String
+        var description: String { "the \(name) executable was not found beside the test bundle; build it (swift build) first" }
+    }
+
+    public struct TimeoutError: Error, CustomStringConvertible {
+        let command: String, seconds: Double, output: String
+        public var description: String { "`\(command)` ran for more than \(Int(seconds)) s (a hang?); output: \(output)" }
     }
 }

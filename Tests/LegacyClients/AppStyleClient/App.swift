@@ -1,0 +1,34 @@
+// An app-style client of Apple's SFSpeechRecognizer, written for `import Speech` with only the import changed:
+// a speech-manager class that is its recognizer's delegate, an async wrapper with a checked continuation, tasks
+// restarted in rollovers. Not part of OpenSpeech: the legacy API's tests build and run it.
+//
+//   legacy-app file FILE        the async wrapper
+//   legacy-app rollover FILE S  the manager, restarted every S seconds of audio
+import OpenSpeech
+
+@main
+struct App {
+    static func main() async {
+        let arguments = CommandLine.arguments
+        do {
+            switch (arguments.count, arguments.count > 1 ? arguments[1] : "") {
+            case (3, "file"):
+                print(try await transcribe(URL(fileURLWithPath: arguments[2]), locale: Locale(identifier: "en-US")))
+            case (4, "rollover"):
+                guard let manager = SpeechManager(locale: Locale(identifier: "en-US")), manager.isAvailable else {
+                    throw TranscriptionError.unavailable
+                }
+                let texts = try await transcribeInRollovers(URL(fileURLWithPath: arguments[2]), manager: manager,
+                                                            rollover: Double(arguments[3]) ?? 5)
+                print(texts.joined(separator: "\n"))
+                fputs("tasks: \(texts.count), partial results: \(manager.partialCount), speech: \(manager.detectedSpeech)\n", stderr)
+            default:
+                fputs("usage: legacy-app file FILE | legacy-app rollover FILE SECONDS\n", stderr)
+                exit(2)
+            }
+        } catch {
+            fputs("error: \(error.localizedDescription)\n", stderr)
+            exit(1)
+        }
+    }
+}
