@@ -45,6 +45,65 @@ func requestPermissions() async -> Bool {
     return true
 }
 
+// MARK: Seed 003, the recognizer's delegate (verbatim; the UI update is a recorded flag)
+
+final class SpeechManager: NSObject, SFSpeechRecognizerDelegate {
+    private let recognizer = SFSpeechRecognizer()!
+    var recordButtonIsEnabled = true
+    override init() {
+        super.init()
+        recognizer.delegate = self
+    }
+    func speechRecognizer(
+        _ speechRecognizer: SFSpeechRecognizer,
+        availabilityDidChange available: Bool
+    ) {
+        // Update UI — disable record button when unavailable
+        recordButtonIsEnabled = available
+    }
+}
+
+// MARK: Seed 003, the on-device check, partial/final handling, alternatives, punctuation, contextual strings
+
+/// The seed's snippets in sequence on one buffer request; returns the lines its handlers would show.
+func seedSnippets(buffers: [AVAudioPCMBuffer]) async -> (partials: [String], final: String?, segments: [String]) {
+    let recognizer = SFSpeechRecognizer(locale: Locale(identifier: "en-US"))!
+    // Check if on-device is supported for this locale
+    let request = SFSpeechAudioBufferRecognitionRequest()
+    if recognizer.supportsOnDeviceRecognition {
+        request.requiresOnDeviceRecognition = true // Force on-device
+    }
+    request.shouldReportPartialResults = true // default is true
+    request.addsPunctuation = true
+    request.contextualStrings = ["SwiftUI", "Xcode", "CloudKit"]
+    return await withCheckedContinuation { continuation in
+        var partials: [String] = [], segments: [String] = []
+        recognizer.recognitionTask(with: request) { result, error in
+            guard let result else {
+                continuation.resume(returning: (partials, nil, segments))
+                return
+            }
+            if result.isFinal {
+                // Final transcription — recognition is complete
+                let final = result.bestTranscription.formattedString
+                // All alternatives (sorted by confidence, descending)
+                for transcription in result.transcriptions {
+                    for segment in transcription.segments {
+                        segments.append("\(segment.substring): \(segment.confidence)")
+                    }
+                }
+                continuation.resume(returning: (partials, final, segments))
+            } else {
+                // Partial result — may change as more audio is processed
+                let partial = result.bestTranscription.formattedString
+                partials.append(partial)
+            }
+        }
+        for buffer in buffers { request.append(buffer) }
+        request.endAudio()
+    }
+}
+
 @Suite(.serialized) struct LegacySeedTests {
     @Test func fileRequestTranscribesLibriSpeech() async throws {
         try await TestEnvironment.ready()
@@ -55,5 +114,17 @@ func requestPermissions() async -> Bool {
             total += WordErrorRate.score(reference: clip.transcript, hypothesis: text, language: "en")
         }
         #expect(total.rate < 0.10, "WER \(total.rate)")
+    }
+
+    @Test func delegateManagerAndSnippets() async throws {
+        try await TestEnvironment.ready()
+        let manager = SpeechManager()
+        #expect(manager.recordButtonIsEnabled)
+        let clip = Corpus.item("jfk")!
+        let (partials, final, segments) = await seedSnippets(buffers: try nativeBuffers(of: clip.originalURL))
+        let text = try #require(final)
+        #expect(!partials.isEmpty)
+        #expect(WordErrorRate.score(reference: clip.transcript, hypothesis: text, language: "en").rate < 0.15, "\(text)")
+        #expect(segments.count >= 20, "\(segments)")
     }
 }
