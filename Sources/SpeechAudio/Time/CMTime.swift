@@ -1,3 +1,8 @@
+/// Core Media's names for a time's parts.
+public typealias CMTimeValue = Int64
+public typealias CMTimeScale = Int32
+public typealias CMTimeEpoch = Int64
+
 /// A rational time value, `value / timescale` seconds, as in Core Media.
 ///
 /// Like Apple's, arithmetic and comparison work across timescales: sums use a common timescale when one fits
