@@ -5,8 +5,6 @@ import Foundation
 /// module, the prepared models' terms and most frequent phrases (`CustomLanguageModelVocabulary`) are added to
 /// every analysis context the transcriber is given, as contextual strings. The rest is passed through.
 actor CustomVocabularyProcessor: ModuleProcessor {
-    /// The tag of the models' strings in the contexts given to the transcriber.
-    static let tag = AnalysisContext.ContextualStringsTag("customLanguageModel")
 
     private let transcription: any ModuleProcessor
     private let configurations: [SFSpeechLanguageModel.Configuration]
@@ -64,7 +62,7 @@ actor CustomVocabularyProcessor: ModuleProcessor {
     private func withVocabulary(_ context: AnalysisContext) -> AnalysisContext {
         guard let vocabulary, !vocabulary.isEmpty else { return context }
         let merged = AnalysisContext()
-        merged.contextualStrings = context.contextualStrings.merging([Self.tag: vocabulary]) { own, _ in own }
+        merged.contextualStrings = context.contextualStrings.merging([.customLanguageModel: vocabulary]) { own, _ in own }
         merged.userData = context.userData
         return merged
     }
