@@ -45,9 +45,13 @@ let package = Package(
         .systemLibrary(
             name: "CBLAS", path: "Sources/CBLAS", pkgConfig: "openblas",
             providers: [.apt(["libopenblas-dev"])]),
+        // PulseAudio's client library (microphone capture; also PipeWire's PulseAudio server). Linux only.
+        .systemLibrary(name: "CPulse", path: "Sources/CPulse", pkgConfig: "libpulse", providers: [.apt(["libpulse-dev"])]),
 
         // Layers.
-        .target(name: "SpeechAudio", dependencies: ["CFFmpeg"]),
+        .target(
+            name: "SpeechAudio",
+            dependencies: ["CFFmpeg", .target(name: "CPulse", condition: .when(platforms: [.linux]))]),
         .target(
             name: "SpeechAssets",
             dependencies: [
