@@ -1,4 +1,5 @@
 import Foundation
+import OpenSpeech
 import SpeechEvaluation
 import Testing
 import TestSupport
@@ -53,7 +54,7 @@ import TestSupport
             kill(process.processIdentifier, SIGINT)
             #expect(try await Self.waitForExit(process, within: .seconds(30)), "exits after Ctrl-C")
             #expect(process.terminationStatus == 0, "\(Self.text(log))")
-            let afterInterrupt = ContinuousClock.now - interrupted
+            #expect(ContinuousClock.now - interrupted < .seconds(15), "finalizes promptly")
 
             let records = Self.records(Self.text(log))
             let finals = records.filter(\.isFinal).filter { !$0.text.isEmpty }
@@ -67,12 +68,10 @@ import TestSupport
             for record in finals {
                 let starts = record.words.map(\.start)
                 #expect(starts == starts.sorted(), "word times monotone in \(record.text)")
-                #expect(record.words.allSatisfy { $0.start >= record.start - 0.01 && $0.end <= record.end + 0.01 })
             }
             // The output file has every final, each on its own line.
             let saved = Self.text(finalsFile).split(separator: "\n").map(String.init)
             #expect(saved == finals.map(\.text))
-            _ = afterInterrupt
         }
     }
 
