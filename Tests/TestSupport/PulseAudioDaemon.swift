@@ -126,7 +126,7 @@ public final class PulseAudioDaemon: @unchecked Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["pacat", "--playback", "--device=\(sink)", "--format=float32le", "--rate=\(rate)",
-                             "--channels=1", "--latency-msec=20", file.path]
+                             "--channels=1", "--latency-msec=300", file.path]  // room for a busy machine: no underruns
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
