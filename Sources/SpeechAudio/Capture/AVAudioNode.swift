@@ -13,7 +13,7 @@ public typealias AVAudioNodeTapBlock = (AVAudioPCMBuffer, AVAudioTime) -> Void
 ///
 /// On Linux only the engine's input node carries audio: taps on other nodes are accepted but never called.
 /// `@unchecked Sendable` (not declared so by Apple, but used across threads the same way): all mutable state is in a
-/// `Mutex`; subclasses in this module add only constants.
+/// `Mutex`; the subclasses in this module add only constants and state behind a `Mutex` of their own.
 public class AVAudioNode: @unchecked Sendable {
     private let taps = Mutex<[AVAudioNodeBus: AudioTap]>([:])
     private let owner = Mutex<WeakEngine>(WeakEngine())
