@@ -29,6 +29,7 @@ let package = Package(
         .executable(name: "whisper-bench", targets: ["whisper-bench"]),
         .executable(name: "vad-bench", targets: ["vad-bench"]),
         .executable(name: "api-bench", targets: ["api-bench"]),
+        .executable(name: "live-bench", targets: ["live-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -86,6 +87,9 @@ let package = Package(
             path: "bench/WhisperBench"),
         .executableTarget(name: "vad-bench", dependencies: ["SpeechEngine", "SpeechAudio", "SpeechAssets"], path: "bench/VADBench"),
         .executableTarget(name: "api-bench", dependencies: ["OpenSpeech", "SpeechEngine"], path: "bench/APIBench"),
+        // The microphone's latency through a PulseAudio daemon of its own (TestSupport's).
+        .executableTarget(
+            name: "live-bench", dependencies: ["OpenSpeech", "SpeechEvaluation", "TestSupport"], path: "bench/LiveBench"),
 
         // Tests. TestSupport holds what several test targets share (corpus, ffmpeg, temp dirs).
         .target(name: "TestSupport", dependencies: ["SpeechAudio", "SpeechAssets", "SpeechEvaluation"], path: "Tests/TestSupport"),

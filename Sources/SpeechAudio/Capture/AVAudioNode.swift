@@ -6,7 +6,9 @@ public typealias AVAudioNodeBus = Int
 
 /// Called with each buffer a tap captures and the time of its first frame, as in AVFoundation: on a thread of the
 /// engine's (never the main thread or Swift's cooperative pool), one call at a time. Not `@Sendable`, as Apple's is
-/// not, so blocks that capture `self` compile in Swift 5 and Swift 6 language modes.
+/// not, so blocks that capture `self` compile in Swift 5 and Swift 6 language modes. As with Apple's engine, a block
+/// formed in a main-actor context (a `@MainActor` type, or top-level code in Swift 6 mode) is checked at run time to
+/// run on the main actor and traps when called: form it in a nonisolated function.
 public typealias AVAudioNodeTapBlock = (AVAudioPCMBuffer, AVAudioTime) -> Void
 
 /// An audio processing node of an `AVAudioEngine`, as in AVFoundation.
