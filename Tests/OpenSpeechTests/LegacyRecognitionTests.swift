@@ -93,6 +93,14 @@ final class RecordingTaskDelegate: SFSpeechRecognitionTaskDelegate, Sendable {
         try #require(SFSpeechRecognizer(locale: english, store: TestModels.store))
     }
 
+    /// The text of a clip's file through a URL request with partial results.
+    static func fileText(_ clip: CorpusItem) async throws -> String {
+        let results = LegacyResults()
+        try recognizer().recognitionTask(with: SFSpeechURLRecognitionRequest(url: clip.originalURL)) { results.add($0, $1) }
+        try await results.wait()
+        return try #require(results.final, "\(results.errors)").bestTranscription.formattedString
+    }
+
     static func score(_ text: String, _ clips: [CorpusItem]) -> Double {
         WordErrorRate.score(reference: clips.map(\.transcript).joined(separator: " "), hypothesis: text, language: "en").rate
     }
