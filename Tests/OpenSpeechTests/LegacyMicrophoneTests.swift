@@ -88,4 +88,37 @@ final class LiveTranscriber {
             #expect(transcriber.transcriptions.withLock { $0.count } >= 2, "partial results as the words come")
         }
     }
+
+    @Test("an app's microphone manager started and stopped twice (a separate process): each session hears the clip")
+    func microphoneManagerRestarts() async throws {
+        try await GatingAudio.ready()
+        let clip = try #require(Corpus.item(SeedMicrophoneTests.clipID))
+        let file = SeedMicrophoneTests.score(try await LegacyRecognitionTests.fileText(clip), clip)
+        try await withPulseAudio { daemon in
+            let log = FileManager.default.temporaryDirectory.appendingPathComponent("legacy-microphone-\(UUID()).txt")
+            defer { try? FileManager.default.removeItem(at: log) }
+            let environment = daemon.environment.merging(["OPENSPEECH_HOME": TestModels.home.path]) { $1 }
+            let process = try OpenSpeechExecutable.start(["microphone", "14", "2"], environment: environment, output: log,
+                                                         executable: "legacy-app")
+            defer { if process.isRunning { process.terminate() } }
+            func output() -> String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+            for session in 1...2 {
+                let deadline = ContinuousClock.now + .seconds(60)
+                while output().components(separatedBy: "listening").count - 1 < session, ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                try #require(output().components(separatedBy: "listening").count - 1 == session, "\(output())")
+                try await daemon.play(try SeedMicrophoneTests.clipSamples(clip), rate: 48_000)
+            }
+            let deadline = ContinuousClock.now + .seconds(60)
+            while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            #expect(!process.isRunning && process.terminationStatus == 0, "\(output())")
+            let texts = output().split(separator: "\n").map(String.init).filter { $0 != "listening" }
+            #expect(texts.count == 2, "\(output())")
+            for text in texts {
+                let live = SeedMicrophoneTests.score(text, clip)
+                #expect(SeedMicrophoneTests.close(live, to: file, clip), "live WER \(live) vs file \(file): \(text)")
+            }
+        }
+    }
 }

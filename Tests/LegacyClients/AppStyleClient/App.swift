@@ -4,6 +4,7 @@
 //
 //   legacy-app file FILE        the async wrapper
 //   legacy-app rollover FILE S  the manager, restarted every S seconds of audio
+//   legacy-app microphone S N   the default microphone, N sessions of S seconds, one text line per session
 import OpenSpeech
 
 @main
@@ -22,8 +23,18 @@ struct App {
                                                             rollover: Double(arguments[3]) ?? 5)
                 print(texts.joined(separator: "\n"))
                 fputs("tasks: \(texts.count), partial results: \(manager.partialCount), speech: \(manager.detectedSpeech)\n", stderr)
+            case (4, "microphone"):
+                guard let manager = MicrophoneManager(locale: Locale(identifier: "en-US")) else {
+                    throw TranscriptionError.unavailable
+                }
+                for _ in 0..<(Int(arguments[3]) ?? 1) {
+                    try manager.start()
+                    fputs("listening\n", stderr)
+                    try await Task.sleep(nanoseconds: UInt64((Double(arguments[2]) ?? 5) * 1e9))
+                    print(await manager.stop())
+                }
             default:
-                fputs("usage: legacy-app file FILE | legacy-app rollover FILE SECONDS\n", stderr)
+                fputs("usage: legacy-app file FILE | legacy-app rollover FILE SECONDS | legacy-app microphone SECONDS SESSIONS\n", stderr)
                 exit(2)
             }
         } catch {
