@@ -6,5 +6,5 @@ struct OpenSpeechCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "openspeech",
         abstract: "Speech to text on open Whisper models, on the CPU.",
-        subcommands: [TranscribeCommand.self, ModelsCommand.self, AudioInfoCommand.self])
+        subcommands: [TranscribeCommand.self, ModelsCommand.self, AudioInfoCommand.self, ServeCommand.self])
 }
