@@ -10,7 +10,7 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
-        let response: Response
+        var response: Response
         do {
             response = try await next(request, context)
         } catch {
@@ -18,6 +18,11 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
             response = try apiError.response(from: request, context: context)
         }
         let route = Self.route(of: request.uri.path)
+        if route.hasPrefix("/v1/audio/") {
+            // These requests watch their connection to cancel the work if the client leaves, which closes the
+            // connection after the answer: say so, or a client may send its next request down a closing socket.
+            response.headers[.connection] = "close"
+        }
         metrics.requestFinished(route: route, status: response.status.code)
         let elapsed = ContinuousClock.now - start
         logger.info("request", metadata: [
