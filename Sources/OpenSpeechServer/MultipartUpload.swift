@@ -93,7 +93,7 @@ struct MultipartUpload {
                 let ext = filename.map { ($0 as NSString).pathExtension }.flatMap { $0.isEmpty ? nil : $0 } ?? "bin"
                 let safe = ext.filter { $0.isLetter || $0.isNumber }.prefix(8)
                 let url = directory.appendingPathComponent("audio.\(safe.isEmpty ? "bin" : String(safe))")
-                FileManager.default.createFile(atPath: url.path, contents: nil)
+                _ = FileManager.default.createFile(atPath: url.path, contents: nil)
                 handle = try? FileHandle(forWritingTo: url)
                 fileURL = url
                 if handle == nil { failure = APIError(.internalServerError, "Could not store the upload.", type: "server_error") }

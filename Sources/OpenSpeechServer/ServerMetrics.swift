@@ -13,19 +13,24 @@ final class ServerMetrics: Sendable {
     private let realTimeFactor: ValueHistogram
 
     init() {
-        queueDepth = registry.makeGauge(name: "openspeech_queue_depth", help: "Requests waiting for a transcription slot.")
-        running = registry.makeGauge(name: "openspeech_transcriptions_running", help: "Transcriptions running now.")
-        audioSeconds = registry.makeCounter(name: "openspeech_audio_seconds_total", help: "Seconds of audio transcribed.")
-        processingSeconds = registry.makeCounter(
-            name: "openspeech_processing_seconds_total", help: "Seconds spent transcribing (wall clock, per request).")
+        queueDepth = registry.makeGauge(descriptor: Self.name("queue_depth", "Requests waiting for a transcription slot."))
+        running = registry.makeGauge(descriptor: Self.name("transcriptions_running", "Transcriptions running now."))
+        audioSeconds = registry.makeCounter(descriptor: Self.name("audio_seconds_total", "Seconds of audio transcribed."))
+        processingSeconds = registry.makeCounter(descriptor: Self.name(
+            "processing_seconds_total", "Seconds spent transcribing (wall clock, per request)."))
         realTimeFactor = registry.makeValueHistogram(
-            name: "openspeech_real_time_factor", buckets: [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2],
-            help: "Processing time over audio duration, per transcription.")
+            descriptor: Self.name("real_time_factor", "Processing time over audio duration, per transcription."),
+            buckets: [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2])
+    }
+
+    /// `openspeech_NAME` with its help text.
+    private static func name(_ name: String, _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "openspeech", metricName: name, unitName: "", helpText: help)
     }
 
     func requestFinished(route: String, status: Int) {
-        registry.makeCounter(name: "openspeech_requests_total", labels: [("route", route), ("status", String(status))],
-                             help: "HTTP requests answered, by route and status.").increment()
+        registry.makeCounter(descriptor: Self.name("requests_total", "HTTP requests answered, by route and status."),
+                             labels: [("route", route), ("status", String(status))]).increment()
     }
 
     func slotsChanged(running: Int, waiting: Int) {
