@@ -24,6 +24,7 @@ actor ConcurrencyLimiter {
     /// Waits for a slot. Throws `APIError` 429 when the queue is full, 503 when shutting down, `CancellationError`
     /// when the task is cancelled while waiting.
     func acquire() async throws {
+        try Task.checkCancellation()
         if isShuttingDown { throw APIError.shuttingDown() }
         if running < slots {
             running += 1
