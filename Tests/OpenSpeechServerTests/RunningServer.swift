@@ -14,12 +14,14 @@ final class RunningServer {
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
     /// Starts the server with `arguments` after `serve --host 127.0.0.1 --port 0 --model whisper-tiny.en`.
-    static func start(_ arguments: [String] = [], apiKey: String? = RunningServer.apiKey) async throws -> RunningServer {
+    /// `home`: the model home (default: the tests' shared one).
+    static func start(_ arguments: [String] = [], apiKey: String? = RunningServer.apiKey,
+                      home: URL = TestModels.home) async throws -> RunningServer {
         _ = try await TestModels.directory(for: "whisper-tiny.en")
         _ = try await TestModels.directory(for: "silero-vad")
         let temporary = try makeTemporaryDirectory("openspeech-server-tmp")
         let log = temporary.deletingLastPathComponent().appendingPathComponent("openspeech-server-\(UUID()).log")
-        var environment = ["OPENSPEECH_HOME": TestModels.home.path, "TMPDIR": temporary.path]
+        var environment = ["OPENSPEECH_HOME": home.path, "TMPDIR": temporary.path]
         environment["OPENSPEECH_API_KEY"] = apiKey ?? ""
         let process = try OpenSpeechExecutable.start(
             ["serve", "--host", "127.0.0.1", "--port", "0", "--model", "whisper-tiny.en", "--beam-size", "1",

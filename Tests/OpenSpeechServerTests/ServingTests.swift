@@ -71,6 +71,44 @@ import TestSupport
         #expect(try await server.stop() == 0)
     }
 
+    @Test("--no-download: only the installed models are listed, another is refused with a clear 404; translation of other languages is refused")
+    func installedModelsOnly() async throws {
+        // A model home holding tiny.en and the detector only (links to the tests' installs).
+        let home = try makeTemporaryDirectory("openspeech-server-home")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let models = home.appendingPathComponent("models")
+        try FileManager.default.createDirectory(at: models, withIntermediateDirectories: true)
+        for id in ["whisper-tiny.en", "silero-vad"] {
+            try FileManager.default.createSymbolicLink(at: models.appendingPathComponent(id),
+                                                       withDestinationURL: try await TestModels.directory(for: id))
+        }
+        let clip = try #require(Corpus.item("jfk"))
+        let server = try await RunningServer.start(home: home)
+        do {
+            let listed = try curl("\(server.baseURL)/v1/models", [])
+            let ids = (listed.json?["data"] as? [[String: Any]])?.compactMap { $0["id"] as? String }
+            #expect(listed.json?["object"] as? String == "list")
+            #expect(ids == ["whisper-1", "whisper-tiny.en"], "\(listed.body)")
+            let url = "\(server.baseURL)/v1/audio/transcriptions"
+            let refused = try curl(url, ["-F", "file=@\(clip.originalURL.path)", "-F", "model=whisper-base"])
+            #expect(refused.status == 404 && refused.isOpenAIError, "\(refused.body)")
+            #expect(refused.error?["code"] as? String == "model_not_installed")
+            #expect((refused.error?["message"] as? String)?.contains("openspeech models install whisper-base") == true)
+            #expect(!FileManager.default.fileExists(atPath: models.appendingPathComponent("whisper-base").path))
+            let french = try curl("\(server.baseURL)/v1/audio/translations",
+                                  ["-F", "file=@\(clip.originalURL.path)", "-F", "language=fr"])
+            #expect(french.status == 400 && french.error?["code"] as? String == "unsupported_language", "\(french.body)")
+            let english = try curl("\(server.baseURL)/v1/audio/translations",
+                                   ["-F", "file=@\(clip.originalURL.path)", "-F", "response_format=text"])
+            #expect(english.status == 200 && wordErrorRate(english.body, clip.transcript) <= 0.1, "\(english.body)")
+        } catch {
+            print(server.output)
+            try await server.stop()
+            throw error
+        }
+        #expect(try await server.stop() == 0)
+    }
+
     @Test("bounded load: 24 requests 4 at a time through 2 slots and 2 queue places all succeed with the same text; a burst past the queue gets 429 with Retry-After and nothing else fails; memory stays flat")
     func boundedLoad() async throws {
         let clip = try #require(Corpus.item("1221-135766-0002"))
