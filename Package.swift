@@ -29,6 +29,7 @@ let package = Package(
         .executable(name: "whisper-bench", targets: ["whisper-bench"]),
         .executable(name: "vad-bench", targets: ["vad-bench"]),
         .executable(name: "api-bench", targets: ["api-bench"]),
+        .executable(name: "live-bench", targets: ["live-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -51,9 +52,13 @@ let package = Package(
         .systemLibrary(
             name: "CBLAS", path: "Sources/CBLAS", pkgConfig: "openblas",
             providers: [.apt(["libopenblas-dev"])]),
+        // PulseAudio's client library (microphone capture; also PipeWire's PulseAudio server). Linux only.
+        .systemLibrary(name: "CPulse", path: "Sources/CPulse", pkgConfig: "libpulse", providers: [.apt(["libpulse-dev"])]),
 
         // Layers.
-        .target(name: "SpeechAudio", dependencies: ["CFFmpeg"]),
+        .target(
+            name: "SpeechAudio",
+            dependencies: ["CFFmpeg", .target(name: "CPulse", condition: .when(platforms: [.linux]))]),
         .target(
             name: "SpeechAssets",
             dependencies: [
@@ -99,6 +104,9 @@ let package = Package(
             path: "bench/WhisperBench"),
         .executableTarget(name: "vad-bench", dependencies: ["SpeechEngine", "SpeechAudio", "SpeechAssets"], path: "bench/VADBench"),
         .executableTarget(name: "api-bench", dependencies: ["OpenSpeech", "SpeechEngine"], path: "bench/APIBench"),
+        // The microphone's latency through a PulseAudio daemon of its own (TestSupport's).
+        .executableTarget(
+            name: "live-bench", dependencies: ["OpenSpeech", "SpeechEvaluation", "TestSupport"], path: "bench/LiveBench"),
 
         // Clients of the legacy API in the shapes apps and tools write them, in Swift 5 mode as most are, built with
         // only `import OpenSpeech`; the legacy API's tests run them.

@@ -18,6 +18,16 @@ public enum AudioError: Error, Equatable, Sendable {
     case invalidSettings(String)
     case writeFailed(URL, detail: String)
     case closed(URL)
+    /// No sound server answered (microphone capture on Linux goes through PulseAudio or PipeWire's PulseAudio server).
+    case audioServerUnreachable(detail: String)
+    /// The sound server has no input (source) of this name; `available` lists the names it has.
+    case audioDeviceNotFound(name: String, available: [String])
+    /// The sound server has no input at all.
+    case noAudioInput
+    /// Capture stopped while running: the input disappeared or the server went away.
+    case captureFailed(detail: String)
+    /// Microphone capture needs PulseAudio, which this build does not have (platforms other than Linux).
+    case captureUnsupported
 }
 
 extension AudioError: CustomStringConvertible, LocalizedError {
@@ -47,6 +57,16 @@ extension AudioError: CustomStringConvertible, LocalizedError {
             "Could not write \(url.path): \(detail). Check free disk space and permissions."
         case .closed(let url):
             "\(url.path) was already closed; open the file again to write more audio."
+        case .audioServerUnreachable(let detail):
+            "No sound server is reachable for the microphone (\(detail)). Start PulseAudio (`pulseaudio --start`) or PipeWire's PulseAudio server (`systemctl --user start pipewire-pulse`), or set PULSE_SERVER to its address."
+        case .audioDeviceNotFound(let name, let available):
+            "No audio input named \(name). Available inputs: \(available.isEmpty ? "none" : available.joined(separator: ", ")) (`openspeech listen --list-devices` lists them)."
+        case .noAudioInput:
+            "The sound server has no audio input. Connect a microphone, or check it is not disabled (`pactl list short sources`)."
+        case .captureFailed(let detail):
+            "Audio capture stopped: \(detail). Check that the microphone is still connected and the sound server running, then start again."
+        case .captureUnsupported:
+            "Microphone capture is not available on this platform: it needs PulseAudio's client library (Linux)."
         }
     }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OpenSpeech
+import Synchronization
 
 /// `openspeech transcribe FILE...`: files to text, subtitles or JSON, through the public API only.
 struct TranscribeCommand: AsyncParsableCommand {
@@ -8,8 +9,14 @@ struct TranscribeCommand: AsyncParsableCommand {
         commandName: "transcribe",
         abstract: "Transcribe audio or video files to text, SRT, WebVTT or JSON.")
 
-    @Argument(help: "Audio or video files.", completion: .file())
+    @Argument(help: "Audio or video files; - reads WAV or raw audio from stdin as it arrives, with live results.", completion: .file())
     var files: [String]
+
+    @Option(help: "For raw 16-bit PCM on stdin (no WAV header): its sample rate.")
+    var rawSampleRate: Int = 16_000
+
+    @Option(help: "For raw 16-bit PCM on stdin (no WAV header): its channel count.")
+    var rawChannels: Int = 1
 
     @Option(help: "Language of the speech, e.g. en-US, fr, de-DE (default: the system's, else English).")
     var locale: String?
@@ -46,9 +53,14 @@ struct TranscribeCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let beamSize, !(1...16).contains(beamSize) { throw ValidationError("--beam-size must be from 1 to 16.") }
+        if files.contains("-") && files.count > 1 { throw ValidationError("- (stdin) must be the only input.") }
+        if rawSampleRate < 1_000 || !(1...16).contains(rawChannels) {
+            throw ValidationError("--raw-sample-rate must be at least 1000 and --raw-channels from 1 to 16.")
+        }
     }
 
     func run() async throws {
+        if files == ["-"] { return try await transcribeStandardInput() }
         let requested = locale.map { Locale(identifier: $0) }
             ?? (Locale.current.language.languageCode == nil ? Locale(identifier: "en-US") : Locale.current)
         guard let chosen = SpeechTranscriber.supportedLocale(equivalentTo: requested) else {
@@ -83,6 +95,26 @@ struct TranscribeCommand: AsyncParsableCommand {
             }
         }
         if failures > 0 { throw ExitCode.failure }
+    }
+
+    /// `transcribe -`: stdin through the live pipeline. Text and JSON are written as results come (JSON as JSON
+    /// Lines); SRT and WebVTT once stdin ends.
+    private func transcribeStandardInput() async throws {
+        let live = try LiveTranscription(locale: locale.map { Locale(identifier: $0) }, modelID: model, computeType: computeType)
+        let streaming = format == .text || format == .json
+        let output = streaming ? try LiveOutput(format: format == .json ? .jsonl : .text, outputPath: nil) : nil
+        try await live.prepare(noDownload: noDownload, progress: ProgressLine(enabled: !quiet))
+        let failure = Mutex<String?>(nil)
+        let input = StandardInputAudio.stream(
+            raw: .init(sample: .int16, sampleRate: Double(rawSampleRate), channels: rawChannels),
+            to: try await live.audioFormat()) { message in failure.withLock { $0 = message } }
+        let finals = try await live.run(input, output: output)
+        if let message = failure.withLock({ $0 }) { throw CommandFailure(message) }
+        if !streaming {
+            let end = finals.last.map { $0.range.end.seconds } ?? 0
+            let transcript = Transcript(results: finals, language: live.locale.language.languageCode?.identifier ?? "", duration: end)
+            try write(transcript, for: "stdin")
+        }
     }
 
     /// Installs the models the transcription needs, or fails under `--no-download` when the transcriber's is missing

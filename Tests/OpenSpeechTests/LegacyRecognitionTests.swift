@@ -274,6 +274,42 @@ final class RecordingTaskDelegate: SFSpeechRecognitionTaskDelegate, Sendable {
         #expect(Self.score(try #require(second.final, "\(second.errors)").bestTranscription.formattedString, [clip]) < 0.15)
     }
 
+    @Test("a custom language model on the request: its terms reach recognition; one never prepared is a clear error")
+    func customLanguageModel() async throws {
+        try await GatingAudio.ready()
+        let clip = try #require(Corpus.item("1221-135766-0002")) // "... affected Hester Prynne less with hope ..."
+        func text(_ configuration: SFSpeechLanguageModel.Configuration?) async throws -> String {
+            let request = SFSpeechURLRecognitionRequest(url: clip.originalURL)
+            request.customizedLanguageModel = configuration
+            let results = LegacyResults()
+            try Self.recognizer().recognitionTask(with: request) { results.add($0, $1) }
+            try await results.wait()
+            if let error = results.errors.first { throw error }
+            return try #require(results.final).bestTranscription.formattedString
+        }
+        let folder = try makeTemporaryDirectory("legacy-custom-lm")
+        let data = SFCustomLanguageModelData(locale: Self.english, identifier: "com.example.scarlet", version: "1.0") {
+            SFCustomLanguageModelData.CustomPronunciation(grapheme: "Hester Prynne", phonemes: ["h E s t @r p r I n"])
+            SFCustomLanguageModelData.PhraseCount(phrase: "Hester Prynne", count: 10)
+        }
+        let exported = folder.appendingPathComponent("scarlet.bin")
+        try await data.export(to: exported)
+        let configuration = SFSpeechLanguageModel.Configuration(languageModel: folder.appendingPathComponent("scarlet.lm"))
+        try await SFSpeechLanguageModel.prepareCustomLanguageModel(for: exported, clientIdentifier: "com.example",
+                                                                  configuration: configuration)
+        let without = try await text(nil), with = try await text(configuration)
+        #expect(!without.contains("Prynne"), "the baseline already spells it: \(without)")
+        #expect(with.contains("Hester Prynne"), "\(with)")
+
+        let unprepared = SFSpeechLanguageModel.Configuration(languageModel: folder.appendingPathComponent("never.lm"))
+        do {
+            _ = try await text(unprepared)
+            Issue.record("a model that was never prepared was accepted")
+        } catch let error as SFSpeechError {
+            #expect(error.code == .malformedSupplementalModel && error.message.contains("prepareCustomLanguageModel"), "\(error)")
+        }
+    }
+
     @Test("errors a person can act on: an unsupported locale, no model installed, an unreadable file, silence")
     func errors() async throws {
         try await GatingAudio.ready()

@@ -12,6 +12,8 @@ public final class AnalysisContext: Sendable {
         public init(rawValue: String) { self.rawValue = rawValue }
         /// Strings for any part of the audio.
         public static let general = ContextualStringsTag("general")
+        /// The terms and phrases of custom language models (`SFSpeechLanguageModel`), added by OpenSpeech.
+        static let customLanguageModel = ContextualStringsTag("customLanguageModel")
     }
 
     /// A key for data of your own.

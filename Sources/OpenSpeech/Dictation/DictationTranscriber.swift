@@ -10,8 +10,12 @@ import SpeechAudio
 /// second and decoding is greedy (beam search when `.alternativeTranscriptions` asks for alternatives of final-only
 /// results).
 ///
-/// Differs from Apple's: the locale picks a catalog model as for `SpeechTranscriber`; content hints other than
-/// `shortForm` are stored but change nothing; alternatives are the beam search's other hypotheses, so volatile
+/// With `.customizedLanguage(modelConfiguration:)`, the prepared custom language model's terms and most frequent
+/// phrases become contextual strings (see `SFSpeechLanguageModel`); preparing the analyzer throws
+/// `SFSpeechError(.malformedSupplementalModel)` if the model was not prepared.
+///
+/// Differs from Apple's: the locale picks a catalog model as for `SpeechTranscriber`; `farField` and
+/// `atypicalSpeech` are stored but change nothing; alternatives are the beam search's other hypotheses, so volatile
 /// mode has one per result; text keeps Whisper's capitalization.
 public final class DictationTranscriber: LocaleDependentSpeechModule, AnalyzerDrivenModule {
     /// A transcription of a stretch of audio, as in Apple's Speech.
@@ -59,7 +63,7 @@ public final class DictationTranscriber: LocaleDependentSpeechModule, AnalyzerDr
         let alternatives = reportingOptions.contains(.alternativeTranscriptions)
         let formatter = DictationTextFormatter(punctuation: transcriptionOptions.contains(.punctuation),
                                                emoji: transcriptionOptions.contains(.emoji))
-        processor = TranscriptionProcessor(
+        let transcription = TranscriptionProcessor(
             settings: .init(
                 locale: locale, modelID: nil, volatile: volatile,
                 stepSeconds: shortForm || reportingOptions.contains(.frequentFinalization) ? 0.5 : 1.0,
@@ -74,6 +78,9 @@ public final class DictationTranscriber: LocaleDependentSpeechModule, AnalyzerDr
                                           alternatives: result.alternatives.map(formatter.format).distinctTexts()))
             },
             end: { error in error.map { continuation.finish(throwing: $0) } ?? continuation.finish() })
+        let customModels = contentHints.compactMap(\.modelConfiguration)
+        processor = customModels.isEmpty ? transcription
+            : CustomVocabularyProcessor(wrapping: transcription, configurations: customModels)
     }
 
     // MARK: Availability and locales

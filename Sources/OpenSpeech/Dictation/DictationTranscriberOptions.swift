@@ -19,7 +19,8 @@ extension DictationTranscriber {
         /// Speech that differs from typical speech patterns.
         public static let atypicalSpeech = ContentHint(kind: .atypicalSpeech)
 
-        /// A custom language model (stored; the Whisper models do not use it).
+        /// A custom language model prepared by `SFSpeechLanguageModel.prepareCustomLanguageModel`. Ours: its terms and
+        /// most frequent phrases are given to the model as contextual strings (the Whisper model is not retrained).
         public static func customizedLanguage(modelConfiguration: SFSpeechLanguageModel.Configuration) -> ContentHint {
             ContentHint(kind: .customizedLanguage(modelConfiguration))
         }

@@ -26,17 +26,20 @@ struct LegacyRecognition: Sendable {
     let partialResults: Bool
     let punctuation: Bool
     let contextualStrings: [String]
+    /// A prepared custom language model, whose terms and phrases join the contextual strings.
+    let customLanguageModel: SFSpeechLanguageModel.Configuration?
     let store: ModelStore
     /// Set by `stopTakingAudio()`: no more audio is read.
     private let stopped = StopFlag()
 
     init(locale: Locale, source: LegacyAudioSource, partialResults: Bool, punctuation: Bool,
-         contextualStrings: [String], store: ModelStore) {
+         contextualStrings: [String], customLanguageModel: SFSpeechLanguageModel.Configuration?, store: ModelStore) {
         self.locale = locale
         self.source = source
         self.partialResults = partialResults
         self.punctuation = punctuation
         self.contextualStrings = contextualStrings
+        self.customLanguageModel = customLanguageModel
         self.store = store
     }
 
@@ -47,8 +50,9 @@ struct LegacyRecognition: Sendable {
     }
 
     /// Recognizes the audio, reporting progress; returns the final result. Throws `.noSpeechDetected` when no words
-    /// were heard, the analyzer's errors (`.noModel`...), `.audioReadFailed` for audio that cannot be read, and
-    /// `CancellationError` when the task is cancelled.
+    /// were heard, the analyzer's errors (`.noModel`...), `.audioReadFailed` for audio that cannot be read,
+    /// `.malformedSupplementalModel` for a custom language model that was not prepared, and `CancellationError` when
+    /// the task is cancelled.
     func run(report: @escaping @Sendable (Event) -> Void) async throws -> SFSpeechRecognitionResult {
         var volatile = false
         if case .buffers = source { volatile = partialResults }
@@ -61,9 +65,11 @@ struct LegacyRecognition: Sendable {
                                       modelStore: store)
         let analyzer = SpeechAnalyzer(modules: [transcriber, detector],
                                       options: .init(priority: .userInitiated, modelRetention: .processLifetime))
-        if !contextualStrings.isEmpty {
+        let vocabulary = try customLanguageModel.map { try CustomLanguageModelVocabulary.contextualStrings(for: $0) } ?? []
+        if !contextualStrings.isEmpty || !vocabulary.isEmpty {
             let context = AnalysisContext()
             context.contextualStrings[.general] = contextualStrings
+            context.contextualStrings[.customLanguageModel] = vocabulary
             try await analyzer.setContext(context)
         }
         let (partialResults, punctuation) = (self.partialResults, self.punctuation)
@@ -79,9 +85,10 @@ struct LegacyRecognition: Sendable {
             return assembly
         }
         let listener = Task {
-            for try await result in detector.results where result.speechDetected {
+            var heard = false // the stream is drained to its end, so nothing piles up in it
+            for try await result in detector.results where result.speechDetected && !heard {
+                heard = true
                 report(.speechDetected)
-                break
             }
         }
         defer { listener.cancel() }

@@ -1,5 +1,6 @@
 import Foundation
 import SpeechAssets
+import Synchronization
 
 /// Whether the app may use speech recognition, as Apple's `SFSpeechRecognizerAuthorizationStatus`.
 public enum SFSpeechRecognizerAuthorizationStatus: Int, Sendable {
@@ -26,8 +27,9 @@ extension SFSpeechRecognizerDelegate {
 /// Differs from Apple's: recognition always runs on the device, with no network, no one-minute limit and no Siri
 /// setting; authorization is always granted; the locale's model must be installed (`openspeech models install`,
 /// or `AssetInventory`), else the task fails with `SFSpeechError.Code.noModel` naming the command. Not an
-/// `NSObject` (Swift on Linux cannot make `NSObject`'s `init()` failable, as Apple's `init?()` is).
-open class SFSpeechRecognizer {
+/// `NSObject` (Swift on Linux cannot make `NSObject`'s `init()` failable, as Apple's `init?()` is). Sendable: its
+/// settings are behind a lock, so a recognizer may be shared between tasks and actors.
+open class SFSpeechRecognizer: @unchecked Sendable {
     /// The language recognized.
     public let locale: Locale
     /// Where models are looked for.
@@ -35,15 +37,37 @@ open class SFSpeechRecognizer {
     /// The supported locale `locale` is transcribed as (the same, or the same language in another region).
     let transcriptionLocale: Locale
 
+    /// The settings a client may change. `@unchecked Sendable` (the delegate and queue are not Sendable): they are
+    /// only read and written under `settings`' lock, and the delegate is only held (weakly), never called.
+    private struct Settings: @unchecked Sendable {
+        weak var delegate: (any SFSpeechRecognizerDelegate)?
+        var queue = OperationQueue.main
+        var defaultTaskHint = SFSpeechRecognitionTaskHint.unspecified
+        var supportsOnDeviceRecognition = true
+    }
+    private let settings = Mutex(Settings())
+
     /// Told when availability changes.
-    open weak var delegate: (any SFSpeechRecognizerDelegate)?
+    open var delegate: (any SFSpeechRecognizerDelegate)? {
+        get { settings.withLock { $0.delegate } }
+        set { settings.withLock { $0.delegate = newValue } }
+    }
     /// The queue results and delegate calls are delivered on (default: the main operation queue, as Apple's). A
     /// command-line tool that waits on its main thread without running it (a semaphore) sets another queue.
-    open var queue: OperationQueue = .main
+    open var queue: OperationQueue {
+        get { settings.withLock { $0.queue } }
+        set { settings.withLock { $0.queue = newValue } }
+    }
     /// The hint requests get when theirs is `.unspecified`.
-    open var defaultTaskHint: SFSpeechRecognitionTaskHint = .unspecified
-    /// Whether recognition can run on the device: always true in OpenSpeech.
-    open var supportsOnDeviceRecognition = true
+    open var defaultTaskHint: SFSpeechRecognitionTaskHint {
+        get { settings.withLock { $0.defaultTaskHint } }
+        set { settings.withLock { $0.defaultTaskHint = newValue } }
+    }
+    /// Whether recognition can run on the device: true in OpenSpeech.
+    open var supportsOnDeviceRecognition: Bool {
+        get { settings.withLock { $0.supportsOnDeviceRecognition } }
+        set { settings.withLock { $0.supportsOnDeviceRecognition = newValue } }
+    }
 
     /// A recognizer for the user's current locale; nil when no model transcribes its language. A locale without a
     /// language (the POSIX locale of a bare Linux environment) counts as US English.
@@ -106,6 +130,7 @@ open class SFSpeechRecognizer {
         LegacyRecognition(
             locale: transcriptionLocale, source: request.audioSource,
             partialResults: request.shouldReportPartialResults, punctuation: request.addsPunctuation,
-            contextualStrings: request.contextualStrings, store: store)
+            contextualStrings: request.contextualStrings, customLanguageModel: request.customizedLanguageModel,
+            store: store)
     }
 }

@@ -315,12 +315,14 @@ actor TranscriptionProcessor: ModuleProcessor {
     }
 
     /// The context's words, then the tail of `text`, as prompt tokens.
+    /// The prompt: the contextual strings (at most half of Whisper's 223 prompt tokens, the first ones kept), then
+    /// as much of the text before as fits, so a long transcript never pushes the context out.
     private func promptTokens(_ text: String) -> [Int] {
         guard let model else { return [] }
-        var prompt = text
-        if !contextPrompt.isEmpty { prompt = " " + contextPrompt + "." + prompt }
-        guard !prompt.isEmpty else { return [] }
-        return Array(model.tokenizer.encode(prompt).suffix(223))
+        let limit = 223
+        let context = contextPrompt.isEmpty ? [] : Array(model.tokenizer.encode(" " + contextPrompt + ".").prefix(limit / 2))
+        let previous = text.isEmpty ? [] : model.tokenizer.encode(text).suffix(limit - context.count)
+        return context + previous
     }
 
     private func notPrepared() -> SFSpeechError {

@@ -51,6 +51,17 @@ public final class AVAudioFormat: Sendable, Hashable, CustomStringConvertible {
         self.isInterleaved = interleaved
     }
 
+    /// The format an input node reports when there is no input device: Float32, 0 Hz, 0 channels, as on Apple's
+    /// platforms. No buffer can be made in it.
+    static let noDevice = AVAudioFormat(noDeviceFormat: ())
+
+    private init(noDeviceFormat: Void) {
+        commonFormat = .pcmFormatFloat32
+        sampleRate = 0
+        channelCount = 0
+        isInterleaved = false
+    }
+
     /// The standard format: 32-bit float, deinterleaved.
     public convenience init?(standardFormatWithSampleRate sampleRate: Double, channels: AVAudioChannelCount) {
         self.init(commonFormat: .pcmFormatFloat32, sampleRate: sampleRate, channels: channels, interleaved: false)

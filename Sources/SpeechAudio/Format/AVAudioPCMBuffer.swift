@@ -26,7 +26,7 @@ public final class AVAudioPCMBuffer: AVAudioBuffer, @unchecked Sendable {
 
     /// A buffer for `frameCapacity` frames of `format`; nil for `.otherFormat` or a capacity of zero.
     public init?(pcmFormat format: AVAudioFormat, frameCapacity: AVAudioFrameCount) {
-        guard format.commonFormat != .otherFormat, frameCapacity > 0 else { return nil }
+        guard format.commonFormat != .otherFormat, frameCapacity > 0, format.channelCount > 0 else { return nil }
         self.frameCapacity = frameCapacity
         self.validFrames = Atomic(0)
         let bytesPerSample = format.commonFormat.bytesPerSample

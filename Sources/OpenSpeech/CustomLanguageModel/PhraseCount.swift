@@ -1,0 +1,24 @@
+extension SFCustomLanguageModelData {
+    /// A phrase likely to be spoken and how often, as Apple's `PhraseCount`: the count weighs the phrase against
+    /// the others.
+    ///
+    /// Ours: phrases with higher counts come first among the contextual strings recognition is given; a phrase
+    /// inserted several times counts the sum.
+    public struct PhraseCount: Sendable, Hashable, Codable, CustomStringConvertible, DataInsertable {
+        /// The text, as it should be transcribed.
+        public let phrase: String
+        /// How often the phrase occurs, relative to the other phrases.
+        public let count: Int
+
+        public init(phrase: String, count: Int) {
+            self.phrase = phrase
+            self.count = count
+        }
+
+        public var description: String { "\(phrase) (\(count))" }
+
+        public func insert(data: SFCustomLanguageModelData) {
+            data.insert(phraseCount: self)
+        }
+    }
+}

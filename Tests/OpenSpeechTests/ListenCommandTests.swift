@@ -1,0 +1,167 @@
+import Foundation
+import OpenSpeech
+import SpeechEvaluation
+import Testing
+import TestSupport
+
+/// `openspeech listen` on a real (virtual) microphone and `openspeech transcribe -` on a pipe, run as users run them.
+@Suite(.serialized) struct ListenCommandTests {
+    struct Record: Decodable {
+        struct Word: Decodable { var word: String; var start: Double; var end: Double }
+        var text: String
+        var isFinal: Bool
+        var start: Double
+        var end: Double
+        var words: [Word]
+    }
+
+    /// The JSON Lines records in a run's output (stderr lines are not JSON and are skipped).
+    static func records(_ output: String) -> [Record] {
+        output.split(separator: "\n").compactMap { line in
+            guard line.hasPrefix("{") else { return nil }
+            return try? JSONDecoder().decode(Record.self, from: Data(line.utf8))
+        }
+    }
+
+    static func waitForExit(_ process: Process, within limit: Duration) async throws -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        return !process.isRunning
+    }
+
+    static func text(_ url: URL) -> String { (try? String(contentsOf: url, encoding: .utf8)) ?? "" }
+
+    @Test("listen --format jsonl: the clip's words as finals in order with monotone times; Ctrl-C flushes and exits 0")
+    func listensToTheMicrophone() async throws {
+        try await TestEnvironment.ready()
+        let clip = try #require(Corpus.item("1995-1837-0001"))
+        try await withPulseAudio { daemon in
+            let folder = try makeTemporaryDirectory("openspeech-listen")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let log = folder.appendingPathComponent("out.txt"), finalsFile = folder.appendingPathComponent("finals.txt")
+            let process = try OpenSpeechExecutable.start(
+                ["listen", "--format", "jsonl", "--locale", "en-US", "--output", finalsFile.path],
+                environment: daemon.environment.merging(["OPENSPEECH_HOME": TestModels.home.path]) { $1 }, output: log)
+            defer { if process.isRunning { process.terminate() } }
+            let ready = ContinuousClock.now + .seconds(60)
+            while !Self.text(log).contains("listening"), process.isRunning, ContinuousClock.now < ready {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            try #require(Self.text(log).contains("listening"), "\(Self.text(log))")
+            try await daemon.play(try MonoAudio.load(contentsOf: clip.wav16kURL, sampleRate: 48_000), rate: 48_000)
+            try await Task.sleep(for: .milliseconds(300))
+            let interrupted = ContinuousClock.now
+            kill(process.processIdentifier, SIGINT)
+            #expect(try await Self.waitForExit(process, within: .seconds(30)), "exits after Ctrl-C")
+            #expect(process.terminationStatus == 0, "\(Self.text(log))")
+            #expect(ContinuousClock.now - interrupted < .seconds(15), "finalizes promptly")
+
+            let records = Self.records(Self.text(log))
+            let finals = records.filter(\.isFinal).filter { !$0.text.isEmpty }
+            #expect(records.contains { !$0.isFinal }, "volatile results while speaking")
+            let heard = finals.map(\.text).joined(separator: " ")
+            let rate = WordErrorRate.score(reference: clip.transcript, hypothesis: heard, language: "en").rate
+            #expect(rate < 0.2, "WER \(rate): \(heard)")
+            for (previous, next) in zip(finals, finals.dropFirst()) {
+                #expect(next.start >= previous.end - 0.01, "finals in order: \(previous.text) | \(next.text)")
+            }
+            for record in finals {
+                let starts = record.words.map(\.start)
+                #expect(starts == starts.sorted(), "word times monotone in \(record.text)")
+            }
+            // The output file has every final, each on its own line.
+            let saved = Self.text(finalsFile).split(separator: "\n").map(String.init)
+            #expect(saved == finals.map(\.text))
+        }
+    }
+
+    @Test("listen --list-devices lists the inputs and the default")
+    func listsDevices() async throws {
+        try await withPulseAudio { daemon in
+            let (status, output) = try await OpenSpeechExecutable.run(["listen", "--list-devices"], environment: daemon.environment)
+            #expect(status == 0)
+            #expect(output.contains("virtual.monitor") && output.contains("(default)"), "\(output)")
+        }
+    }
+
+    @Test("listen --device with no such input: a clear error naming the inputs there are, exit 1, at once")
+    func noSuchDevice() async throws {
+        try await withPulseAudio { daemon in
+            let began = ContinuousClock.now
+            let (status, output) = try await OpenSpeechExecutable.run(["listen", "--device", "no-such-mic"],
+                                                                     environment: daemon.environment)
+            #expect(status == 1)
+            #expect(output.contains("No audio input named no-such-mic") && output.contains("virtual.monitor"), "\(output)")
+            #expect(ContinuousClock.now - began < .seconds(10))
+        }
+    }
+
+    @Test("listen with no sound server: a clear error, exit 1, no hang")
+    func noServer() async throws {
+        let folder = try makeTemporaryDirectory("openspeech-no-server")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let began = ContinuousClock.now
+        let (status, output) = try await OpenSpeechExecutable.run(
+            ["listen"], environment: ["PULSE_SERVER": "unix:\(folder.path)/nothing", "OPENSPEECH_HOME": TestModels.home.path])
+        #expect(status == 1)
+        #expect(output.contains("No sound server is reachable"), "\(output)")
+        #expect(ContinuousClock.now - began < .seconds(10))
+    }
+
+    /// Runs `transcribe -` with `arguments`, writing `bytes` to its stdin in 0.25 s pieces at four times real time.
+    static func transcribeStandardInput(_ bytes: Data, bytesPerSecond: Int, arguments: [String]) async throws -> (Int32, String) {
+        let executable = try #require(OpenSpeechExecutable.url)
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["transcribe", "-", "--locale", "en-US", "--quiet"] + arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(["OPENSPEECH_HOME": TestModels.home.path]) { $1 }
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let reader = Task.detached { output.fileHandleForReading.readDataToEndOfFile() }
+        let piece = bytesPerSecond / 4
+        var offset = 0
+        while offset < bytes.count {
+            let end = min(offset + piece, bytes.count)
+            try input.fileHandleForWriting.write(contentsOf: bytes[offset..<end])
+            offset = end
+            try await Task.sleep(for: .milliseconds(62))
+        }
+        try input.fileHandleForWriting.close()
+        let data = await reader.value
+        #expect(try await waitForExit(process, within: .seconds(60)))
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test("transcribe - reads a WAV stream from stdin as it arrives; JSON lines of live results")
+    func transcribesWAVFromStandardInput() async throws {
+        try await TestEnvironment.ready()
+        let clip = try #require(Corpus.item("1995-1837-0001"))
+        let (status, output) = try await Self.transcribeStandardInput(
+            try Data(contentsOf: clip.wav16kURL), bytesPerSecond: 32_000, arguments: ["--format", "json"])
+        #expect(status == 0, "\(output)")
+        let heard = Self.records(output).filter(\.isFinal).map(\.text).joined(separator: " ")
+        let rate = WordErrorRate.score(reference: clip.transcript, hypothesis: heard, language: "en").rate
+        #expect(rate < 0.2, "WER \(rate): \(output)")
+    }
+
+    @Test("transcribe - reads raw 16-bit PCM from stdin at the rate given; text out")
+    func transcribesRawFromStandardInput() async throws {
+        try await TestEnvironment.ready()
+        let clip = try #require(Corpus.item("1995-1837-0001"))
+        // The clip at 8 kHz stereo, raw.
+        let mono = try MonoAudio.load(contentsOf: clip.wav16kURL, sampleRate: 8_000)
+        var raw = Data(capacity: mono.count * 4)
+        for sample in mono {
+            let value = Int16(max(-1, min(1, sample)) * 32_767).littleEndian
+            withUnsafeBytes(of: value) { raw.append(contentsOf: $0); raw.append(contentsOf: $0) }
+        }
+        let (status, output) = try await Self.transcribeStandardInput(
+            raw, bytesPerSecond: 32_000, arguments: ["--raw-sample-rate", "8000", "--raw-channels", "2"])
+        #expect(status == 0, "\(output)")
+        let rate = WordErrorRate.score(reference: clip.transcript, hypothesis: output, language: "en").rate
+        #expect(rate < 0.25, "WER \(rate): \(output)")
+    }
+}
