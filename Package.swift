@@ -35,6 +35,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.19"),
+        // The server (OpenSpeechServer): HTTP, multipart uploads, logs, Prometheus metrics.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // System libraries.
@@ -65,6 +71,17 @@ let package = Package(
             dependencies: ["CBLAS"] + oneDNN,
             swiftSettings: engineSettings),
         .target(name: "OpenSpeech", dependencies: ["SpeechAudio", "SpeechAssets", "SpeechEngine"]),
+        // OpenAI's audio API over HTTP, a thin client of OpenSpeech's FileTranscriber (DESIGN.md §7).
+        .target(
+            name: "OpenSpeechServer",
+            dependencies: [
+                "OpenSpeech", "SpeechAssets", "SpeechAudio",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "MultipartKit", package: "multipart-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
         // Normalizers and word error rate, shared by the tests and the benchmark.
         .target(name: "SpeechEvaluation"),
 
@@ -72,7 +89,7 @@ let package = Package(
         .executableTarget(
             name: "openspeech",
             dependencies: [
-                "OpenSpeech", "SpeechAudio", "SpeechAssets", "SpeechEngine",
+                "OpenSpeech", "OpenSpeechServer", "SpeechAudio", "SpeechAssets", "SpeechEngine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
@@ -103,6 +120,9 @@ let package = Package(
         .testTarget(name: "SpeechAudioTests", dependencies: ["SpeechAudio", "TestSupport"]),
         .testTarget(name: "SpeechAssetsTests", dependencies: ["SpeechAssets", "TestSupport"]),
         .testTarget(name: "OpenSpeechTests", dependencies: ["OpenSpeech", "SpeechEvaluation", "TestSupport"]),
+        // The server through real clients: the official `openai` Python package (Clients/) and curl.
+        .testTarget(name: "OpenSpeechServerTests", dependencies: ["OpenSpeech", "SpeechEvaluation", "TestSupport"],
+                    exclude: ["Clients"]),
         .testTarget(name: "SpeechEngineTests", dependencies: ["SpeechEngine", "SpeechAssets", "SpeechAudio", "SpeechEvaluation", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -6,5 +6,6 @@ struct OpenSpeechCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "openspeech",
         abstract: "Speech to text on open Whisper models, on the CPU.",
-        subcommands: [TranscribeCommand.self, ListenCommand.self, ModelsCommand.self, AudioInfoCommand.self])
+        subcommands: [TranscribeCommand.self, ListenCommand.self, ModelsCommand.self, AudioInfoCommand.self,
+                      ServeCommand.self])
 }

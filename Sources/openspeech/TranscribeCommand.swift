@@ -83,6 +83,7 @@ struct TranscribeCommand: AsyncParsableCommand {
                         guard !quiet else { return }
                         progress.clear()
                         FileHandle.standardError.write(Data("openspeech: warning: \(message)\n".utf8))
+                    case .finalText: break
                     }
                 }
                 progress.clear()

@@ -1,6 +1,7 @@
 import Foundation
 import SpeechAssets
 import SpeechAudio
+import Synchronization
 
 /// Transcribes recordings to a `Transcript`: the file workflow of `openspeech transcribe` (and of the server) as a
 /// library entry point. Not in Apple's API. Each file is decoded once, to 16 kHz mono, as it is transcribed; a
@@ -46,6 +47,9 @@ public struct FileTranscriber: Sendable {
         case progress(Double)
         /// Something the user should know that does not stop the transcription (a truncated file).
         case warning(String)
+        /// The text of a final result, as soon as it is final, in order: concatenated, they are the transcript's
+        /// text (before its outer whitespace is trimmed). For clients that stream the text as it comes.
+        case finalText(String)
     }
 
     public let options: Options
@@ -90,19 +94,54 @@ public struct FileTranscriber: Sendable {
 
     /// Transcribes the first audio stream of the file at `url` (any container FFmpeg reads). Throws `AudioError` for
     /// a file that cannot be read, `SFSpeechError(.noModel)` when the model is not installed.
+    /// Cancelling the calling task stops the transcription at the engine's next window and throws
+    /// `CancellationError` (a server whose client went away).
     public func transcribe(contentsOf url: URL, events: @escaping @Sendable (Event) -> Void = { _ in }) async throws -> Transcript {
-        let reader = try MonoAudioReader(url: url, toleratingTruncation: !options.strict)
-        let run = try await analyze(.file(reader), expectedDuration: reader.declaredDuration, events: events)
-        if let truncation = run.truncation {
-            events(.warning("\(url.path): \(truncation); transcribing the \(String(format: "%.2f", truncation.presentDuration)) s present."))
+        let cancellation = Cancellation()
+        return try await withTaskCancellationHandler {
+            let reader = try MonoAudioReader(url: url, toleratingTruncation: !options.strict)
+            let run = try await analyze(.file(reader), expectedDuration: reader.declaredDuration, cancellation: cancellation,
+                                        events: events)
+            if let truncation = run.truncation {
+                events(.warning("\(url.path): \(truncation); transcribing the \(String(format: "%.2f", truncation.presentDuration)) s present."))
+            }
+            return run.transcript
+        } onCancel: {
+            cancellation.cancel()
         }
-        return run.transcript
     }
 
-    /// Transcribes 16 kHz mono samples.
+    /// Transcribes 16 kHz mono samples. Cancellable as `transcribe(contentsOf:)` is.
     public func transcribe(samples: [Float], events: @escaping @Sendable (Event) -> Void = { _ in }) async throws -> Transcript {
-        try await analyze(.samples(samples), expectedDuration: Double(samples.count) / MonoAudio.speechSampleRate,
-                          events: events).transcript
+        let cancellation = Cancellation()
+        return try await withTaskCancellationHandler {
+            try await analyze(.samples(samples), expectedDuration: Double(samples.count) / MonoAudio.speechSampleRate,
+                              cancellation: cancellation, events: events).transcript
+        } onCancel: {
+            cancellation.cancel()
+        }
+    }
+
+    /// Carries a task's cancellation to the analyzer, which exists only once the analysis starts.
+    private final class Cancellation: Sendable {
+        private let state = Mutex<(cancelled: Bool, analyzer: SpeechAnalyzer?)>((false, nil))
+
+        /// Registers the running analyzer; cancels it at once if the task was cancelled already.
+        func attach(_ analyzer: SpeechAnalyzer) {
+            let cancelled = state.withLock { state in
+                state.analyzer = analyzer
+                return state.cancelled
+            }
+            if cancelled { analyzer.cancelAndFinishNow() }
+        }
+
+        func cancel() {
+            let analyzer = state.withLock { state in
+                state.cancelled = true
+                return state.analyzer
+            }
+            analyzer?.cancelAndFinishNow()
+        }
     }
 
     private enum Input {
@@ -112,7 +151,8 @@ public struct FileTranscriber: Sendable {
 
     /// Runs an analyzer with the transcriber (and detector) over `input`; returns the transcript and, for a
     /// truncated file, how it was cut.
-    private func analyze(_ input: sending Input, expectedDuration: Double?, events: @escaping @Sendable (Event) -> Void)
+    private func analyze(_ input: sending Input, expectedDuration: Double?, cancellation: Cancellation,
+                         events: @escaping @Sendable (Event) -> Void)
         async throws -> (transcript: Transcript, truncation: AudioTruncation?) {
         let timed = options.wordTimestamps
         let transcriber = SpeechTranscriber(
@@ -130,12 +170,14 @@ public struct FileTranscriber: Sendable {
             var results: [SpeechTranscriber.Result] = []
             for try await result in transcriber.results {
                 results.append(result)
+                if result.isFinal { events(.finalText(String(result.text.characters))) }
                 if let expectedDuration, expectedDuration > 0 {
                     events(.progress(min(1, result.range.end.seconds / expectedDuration)))
                 }
             }
             return results
         }
+        cancellation.attach(analyzer)
         events(.progress(0))
         let fed: (samples: Int64, truncation: AudioTruncation?)
         do {
@@ -147,12 +189,14 @@ public struct FileTranscriber: Sendable {
                 fed = (Int64(samples.count), nil)
             }
             try await analyzer.finalizeAndFinishThroughEndOfInput()
+            try Task.checkCancellation()
         } catch {
             collector.cancel()
             analyzer.cancelAndFinishNow()
             throw error
         }
         let results = try await collector.value
+        try Task.checkCancellation()
         let language = options.locale.language.languageCode?.identifier ?? "en"
         let transcript = Transcript(results: results, language: language,
                                     duration: Double(fed.samples) / MonoAudio.speechSampleRate)

@@ -1,0 +1,142 @@
+import Foundation
+import Hummingbird
+import MultipartKit
+
+/// A `multipart/form-data` request body read as it arrives: text fields in memory, the `file` field streamed to a
+/// temporary file, the whole body bounded by a size limit (413 past it). The caller removes `directory`.
+struct MultipartUpload {
+    /// Text fields by name; repeated names (`timestamp_granularities[]`) keep every value in order.
+    var fields: [String: [String]] = [:]
+    /// The uploaded file, if the form had a `file` field.
+    var file: URL?
+    /// Its size in bytes.
+    var fileSize = 0
+    /// The folder holding the upload; remove it when done.
+    let directory: URL
+
+    func field(_ name: String) -> String? { fields[name]?.last }
+
+    /// The boundary of a `multipart/form-data` content type, or nil.
+    static func boundary(of contentType: String?) -> String? {
+        guard let contentType, contentType.lowercased().hasPrefix("multipart/form-data") else { return nil }
+        for parameter in contentType.split(separator: ";").dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            if pair.count == 2, pair[0].lowercased() == "boundary" {
+                let value = pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+                return value.isEmpty ? nil : value
+            }
+        }
+        return nil
+    }
+
+    /// Reads `body` into a new folder under the temporary directory. On any error the folder is removed before
+    /// throwing.
+    static func read(_ body: RequestBody, contentType: String?, maxBytes: Int) async throws -> MultipartUpload {
+        guard let boundary = boundary(of: contentType) else {
+            throw APIError(.badRequest, "Send the request as multipart/form-data with the audio in the field `file`.",
+                           code: "invalid_content_type")
+        }
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("openspeech-upload-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let state = PartState(directory: directory)
+        do {
+            let parser = MultipartParser(boundary: boundary)
+            parser.onHeader = { name, value in state.header(name, value) }
+            parser.onBody = { buffer in state.body(&buffer) }
+            parser.onPartComplete = { state.complete() }
+            var total = 0
+            for try await buffer in body {
+                total += buffer.readableBytes
+                if total > maxBytes { throw APIError.tooLarge(limit: maxBytes) }
+                do {
+                    try parser.execute(buffer)
+                } catch {
+                    throw APIError(.badRequest, "The multipart body is malformed.", code: "invalid_multipart")
+                }
+                if let failure = state.failure { throw failure }
+            }
+            state.close()
+            if let failure = state.failure { throw failure }
+            return MultipartUpload(fields: state.fields, file: state.fileURL, fileSize: state.fileSize, directory: directory)
+        } catch {
+            state.close()
+            try? FileManager.default.removeItem(at: directory)
+            throw error
+        }
+    }
+
+    /// The parser's callbacks' state: the current part's name, the file being written, the fields so far. Used by
+    /// one task only (the request's), through the parser's synchronous callbacks.
+    private final class PartState {
+        let directory: URL
+        var fields: [String: [String]] = [:]
+        var fileURL: URL?
+        var fileSize = 0
+        var failure: (any Error)?
+        private var name: String?
+        private var isFile = false
+        private var text: [UInt8] = []
+        private var handle: FileHandle?
+
+        init(directory: URL) {
+            self.directory = directory
+        }
+
+        func header(_ name: String, _ value: String) {
+            guard name.lowercased() == "content-disposition" else { return }
+            self.name = Self.parameter("name", in: value)
+            let filename = Self.parameter("filename", in: value)
+            isFile = self.name == "file" || (filename != nil && self.name == nil)
+            if isFile && fileURL == nil {
+                // Keep the extension as a hint; the decoder reads the container from the content.
+                let ext = filename.map { ($0 as NSString).pathExtension }.flatMap { $0.isEmpty ? nil : $0 } ?? "bin"
+                let safe = ext.filter { $0.isLetter || $0.isNumber }.prefix(8)
+                let url = directory.appendingPathComponent("audio.\(safe.isEmpty ? "bin" : String(safe))")
+                _ = FileManager.default.createFile(atPath: url.path, contents: nil)
+                handle = try? FileHandle(forWritingTo: url)
+                fileURL = url
+                if handle == nil { failure = APIError(.internalServerError, "Could not store the upload.", type: "server_error") }
+            }
+        }
+
+        func body(_ buffer: inout ByteBuffer) {
+            if isFile {
+                guard let handle, let bytes = buffer.readBytes(length: buffer.readableBytes) else { return }
+                fileSize += bytes.count
+                do { try handle.write(contentsOf: bytes) } catch {
+                    failure = APIError(.internalServerError, "Could not store the upload: \(error)", type: "server_error")
+                }
+            } else if text.count < 65_536, let bytes = buffer.readBytes(length: buffer.readableBytes) {
+                text += bytes
+            }
+        }
+
+        func complete() {
+            if isFile {
+                close()
+            } else if let name {
+                fields[name, default: []].append(String(decoding: text, as: UTF8.self))
+            }
+            name = nil
+            isFile = false
+            text = []
+        }
+
+        func close() {
+            try? handle?.close()
+            handle = nil
+        }
+
+        /// `key="value"` (or unquoted) from a Content-Disposition value.
+        static func parameter(_ key: String, in value: String) -> String? {
+            for part in value.split(separator: ";").dropFirst() {
+                let pair = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                if pair.count == 2, pair[0].lowercased() == key {
+                    return pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+                }
+            }
+            return nil
+        }
+    }
+}

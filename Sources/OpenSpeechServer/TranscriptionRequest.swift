@@ -1,0 +1,101 @@
+import Foundation
+import OpenSpeech
+import SpeechAssets
+
+/// What a transcription or translation request asks for, read from its form fields and checked before any work:
+/// the model (a catalog id, or an OpenAI name such as `whisper-1` meaning the server's default), the language, the
+/// response format and time-stamp granularities, streaming.
+struct TranscriptionRequest: Sendable {
+    enum Operation: String, Sendable {
+        case transcribe, translate
+    }
+
+    var task: Operation
+    var modelID: String
+    var locale: Locale
+    var format: ResponseFormat
+    var wordTimestamps: Bool
+    var segmentTimestamps: Bool
+    var stream: Bool
+
+    /// OpenAI's model names, all served by the server's default model.
+    static let aliases: Set<String> = ["whisper-1", "gpt-4o-transcribe", "gpt-4o-mini-transcribe"]
+
+    init(_ upload: MultipartUpload, task: Operation, configuration: ServerConfiguration) throws {
+        self.task = task
+        let catalog = configuration.store.catalog
+        let resolver = LocaleModelResolver(catalog: catalog)
+
+        // Language: ISO 639-1 (`en`) as OpenAI takes it, or a locale (`en-US`); translation's output is English.
+        let language = upload.field("language").map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
+        if let language {
+            guard let locale = resolver.supportedLocale(equivalentTo: Locale(identifier: language)) else {
+                throw APIError(.badRequest, "The language `\(language)` is not one this server's catalog transcribes.",
+                               param: "language", code: "unsupported_language")
+            }
+            self.locale = locale
+        } else {
+            self.locale = configuration.defaultLocale
+        }
+        let whisperLanguage = LocaleModelResolver.whisperLanguage(of: locale) ?? "en"
+        if task == .translate && whisperLanguage != "en" {
+            throw APIError(.badRequest, "Translation here serves English speech only (its English text): this server's "
+                           + "engine does not translate from \(whisperLanguage). Use /v1/audio/transcriptions for the "
+                           + "text in its own language.", param: "language", code: "unsupported_language")
+        }
+
+        // Model: a catalog id, or an alias / nothing for the default.
+        let requested = upload.field("model")?.trimmingCharacters(in: .whitespaces) ?? ""
+        if requested.isEmpty || Self.aliases.contains(requested) {
+            if let id = configuration.defaultModelID, catalog.model(id)?.languages.contains(whisperLanguage) == true {
+                modelID = id
+            } else if let id = resolver.modelID(for: locale) {
+                modelID = id
+            } else {
+                throw APIError(.badRequest, "No model transcribes \(locale.identifier).", param: "language",
+                               code: "unsupported_language")
+            }
+        } else {
+            guard let model = catalog.model(requested), model.isTranscriptionModel else {
+                throw APIError.unknownModel(requested)
+            }
+            guard model.languages.contains(whisperLanguage) else {
+                throw APIError(.badRequest, "The model `\(requested)` does not transcribe \(whisperLanguage); its "
+                               + "languages: \(model.languages.prefix(10).joined(separator: ", ")).",
+                               param: "language", code: "unsupported_language")
+            }
+            modelID = requested
+        }
+
+        let formatName = upload.field("response_format")?.trimmingCharacters(in: .whitespaces) ?? "json"
+        guard let format = ResponseFormat(rawValue: formatName.isEmpty ? "json" : formatName) else {
+            throw APIError(.badRequest, "response_format must be one of json, text, srt, vtt, verbose_json; got `\(formatName)`.",
+                           param: "response_format", code: "invalid_value")
+        }
+        self.format = format
+
+        let granularities = (upload.fields["timestamp_granularities[]"] ?? []) + (upload.fields["timestamp_granularities"] ?? [])
+        for value in granularities where value != "word" && value != "segment" {
+            throw APIError(.badRequest, "timestamp_granularities[] takes `word` and `segment`; got `\(value)`.",
+                           param: "timestamp_granularities", code: "invalid_value")
+        }
+        wordTimestamps = granularities.contains("word")
+        segmentTimestamps = granularities.isEmpty || granularities.contains("segment")
+
+        if let temperature = upload.field("temperature"), !temperature.isEmpty {
+            guard let value = Double(temperature), (0...1).contains(value) else {
+                throw APIError(.badRequest, "temperature must be a number from 0 to 1.", param: "temperature",
+                               code: "invalid_value")
+            }
+        }
+        stream = ["true", "1"].contains(upload.field("stream")?.lowercased() ?? "")
+    }
+
+    /// The library's options for this request.
+    func options(_ configuration: ServerConfiguration) -> FileTranscriber.Options {
+        FileTranscriber.Options(
+            locale: locale, modelID: modelID, beamSize: configuration.beamSize,
+            wordTimestamps: wordTimestamps && format == .verboseJSON, detectsSpeech: configuration.detectsSpeech,
+            computeType: configuration.computeType)
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+import Hummingbird
+import Logging
+import OpenSpeech
+import SpeechAudio
+
+/// `POST /v1/audio/transcriptions` and `POST /v1/audio/translations`: a multipart upload, checked, queued for a
+/// slot, transcribed by the library's `FileTranscriber` (whose engine runs on its own executors, off Swift's
+/// cooperative pool), answered in the requested format or streamed as server-sent events. The upload's temporary
+/// folder is removed on every path; a client that disconnects cancels its request (in the queue, or at the engine's
+/// next window).
+struct TranscriptionRoutes: Sendable {
+    let configuration: ServerConfiguration
+    let limiter: ConcurrencyLimiter
+    let metrics: ServerMetrics
+    let logger: Logger
+
+    func add(to router: Router<BasicRequestContext>) {
+        router.post("/v1/audio/transcriptions") { request, _ in
+            try await handle(request, task: .transcribe)
+        }
+        router.post("/v1/audio/translations") { request, _ in
+            try await handle(request, task: .translate)
+        }
+    }
+
+    private func handle(_ request: Request, task: TranscriptionRequest.Operation) async throws -> Response {
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > configuration.maxUploadBytes {
+            throw APIError.tooLarge(limit: configuration.maxUploadBytes)
+        }
+        let contentType = request.headers[.contentType]
+        // The whole exchange is cancelled if the client closes its connection before the answer.
+        return try await request.body.consumeWithCancellationOnInboundClose { body in
+            let upload = try await MultipartUpload.read(body, contentType: contentType, maxBytes: configuration.maxUploadBytes)
+            let cleanUp: @Sendable () -> Void = { _ = try? FileManager.default.removeItem(at: upload.directory) }
+            let parsed: TranscriptionRequest
+            let file: URL
+            do {
+                parsed = try TranscriptionRequest(upload, task: task, configuration: configuration)
+                guard let uploaded = upload.file else { throw APIError.missingFile() }
+                guard upload.fileSize > 0 else { throw APIError.emptyFile() }
+                file = uploaded
+                try await ensureModels(for: parsed)
+                try await limiter.acquire()
+            } catch {
+                cleanUp()
+                throw error
+            }
+            if parsed.stream {
+                // The slot and the folder pass to the streaming body, which releases and removes them.
+                return streamingResponse(file: file, request: parsed, cleanUp: cleanUp)
+            }
+            do {
+                let transcript = try await transcribe(file, parsed)
+                await limiter.release()
+                cleanUp()
+                let document = try parsed.format.document(transcript, request: parsed)
+                return Response(status: .ok, headers: [.contentType: parsed.format.contentType],
+                                body: .init(byteBuffer: ByteBuffer(string: document)))
+            } catch {
+                await limiter.release()
+                cleanUp()
+                throw Self.apiError(for: error, file: file)
+            }
+        }
+    }
+
+    /// Installs the request's model if it is missing and the server may install models; refuses it otherwise.
+    private func ensureModels(for request: TranscriptionRequest) async throws {
+        let transcriber = FileTranscriber(options: request.options(configuration), store: configuration.store)
+        let missing = try transcriber.missingModelIDs()
+        guard !missing.isEmpty else { return }
+        guard configuration.installsMissingModels else {
+            // Without the detector's model the detector runs its energy fallback; only the transcriber's is needed.
+            if missing.contains(request.modelID) {
+                throw APIError(.notFound, "The model `\(request.modelID)` is not installed on this server; install it "
+                               + "with `openspeech models install \(request.modelID)`.", param: "model",
+                               code: "model_not_installed")
+            }
+            return
+        }
+        logger.info("installing models", metadata: ["models": .string(missing.joined(separator: ","))])
+        try await transcriber.installModels()
+    }
+
+    /// The library's transcription of `file`, timed for the metrics.
+    private func transcribe(_ file: URL, _ request: TranscriptionRequest,
+                            events: @escaping @Sendable (FileTranscriber.Event) -> Void = { _ in }) async throws -> Transcript {
+        let transcriber = FileTranscriber(options: request.options(configuration), store: configuration.store)
+        let start = ContinuousClock.now
+        let transcript = try await transcriber.transcribe(contentsOf: file, events: events)
+        let elapsed = ContinuousClock.now - start
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        metrics.transcribed(audioSeconds: transcript.duration, processingSeconds: seconds)
+        logger.info("transcribed", metadata: [
+            "model": .string(request.modelID), "audio_seconds": .stringConvertible(transcript.duration),
+            "processing_seconds": .stringConvertible(seconds),
+        ])
+        return transcript
+    }
+
+    /// Server-sent events in OpenAI's shape: `transcript.text.delta` as each final result arrives, then
+    /// `transcript.text.done` with the whole text; a failure after the headers went out is an `error` event.
+    private func streamingResponse(file: URL, request: TranscriptionRequest,
+                                   cleanUp: @escaping @Sendable () -> Void) -> Response {
+        let body = ResponseBody { writer in
+            let (deltas, continuation) = AsyncStream<String>.makeStream()
+            let work = Task {
+                defer { continuation.finish() }
+                return try await transcribe(file, request) { event in
+                    if case .finalText(let text) = event { continuation.yield(text) }
+                }
+            }
+            do {
+                try await withTaskCancellationHandler {
+                    var started = false
+                    for await delta in deltas {
+                        // The transcript's text has no leading space; neither has its first delta.
+                        let text = started ? delta : String(delta.drop { $0.isWhitespace })
+                        guard !text.isEmpty else { continue }
+                        started = true
+                        try await writer.write(Self.event(["type": "transcript.text.delta", "delta": text]))
+                    }
+                    let transcript = try await work.value
+                    try await writer.write(Self.event(["type": "transcript.text.done", "text": transcript.text]))
+                } onCancel: {
+                    work.cancel()
+                }
+            } catch {
+                work.cancel()
+                let failure = Self.apiError(for: error, file: file)
+                try? await writer.write(ByteBuffer(string: "data: \(failure.json)\n\n"))
+            }
+            _ = try? await work.value
+            await limiter.release()
+            cleanUp()
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"], body: body)
+    }
+
+    private static func event(_ fields: [String: String]) -> ByteBuffer {
+        let data = (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        return ByteBuffer(string: "data: \(String(decoding: data, as: UTF8.self))\n\n")
+    }
+
+    /// The OpenAI-shaped error for a failed transcription. Paths of the server's temporary files are not shown.
+    static func apiError(for error: any Error, file: URL) -> APIError {
+        switch error {
+        case let error as APIError:
+            return error
+        case let error as AudioError:
+            let reason = error.description.replacingOccurrences(of: file.path, with: "the uploaded file")
+            return .undecodableAudio(reason)
+        case is CancellationError:
+            return APIError(.init(code: 499), "The request was cancelled.", code: "cancelled")
+        default:
+            let reason = "\(error)".replacingOccurrences(of: file.path, with: "the uploaded file")
+            return APIError(.internalServerError, "Transcription failed: \(reason)", type: "server_error")
+        }
+    }
+}

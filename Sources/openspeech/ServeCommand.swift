@@ -1,0 +1,81 @@
+import ArgumentParser
+import Foundation
+import OpenSpeech
+import OpenSpeechServer
+import SpeechAssets
+
+/// `openspeech serve`: OpenAI's audio API on this machine (see OpenSpeechServer).
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve OpenAI's audio transcription API over HTTP (POST /v1/audio/transcriptions ...).")
+
+    @Option(help: "Address to listen on (0.0.0.0: every interface).")
+    var host = "127.0.0.1"
+
+    @Option(help: "Port to listen on (0: any free port).")
+    var port = 8000
+
+    @Option(help: "Key clients must send as `Authorization: Bearer KEY` (default: $OPENSPEECH_API_KEY; none: no key needed).")
+    var apiKey: String?
+
+    @Option(help: "Transcriptions running at once (default: the number of cores).")
+    var maxConcurrency: Int?
+
+    @Option(help: "Requests waiting for a slot before the server answers 429 (default: 4 per slot).")
+    var maxQueue: Int?
+
+    @Option(help: "Largest upload accepted, in megabytes.")
+    var maxUploadMb = 25
+
+    @Option(help: "Language when a request names none, e.g. en-US.")
+    var locale = "en-US"
+
+    @Option(help: "Catalog model behind `whisper-1` and requests naming no model (default: the language's).")
+    var model: String?
+
+    @Option(help: "Beam width (1 = greedy, faster; default 5).")
+    var beamSize: Int?
+
+    @Option(help: "Precision of the engine's products: auto, int8, int8_float32, bfloat16, float16 or float32.")
+    var computeType: ComputeType = .default
+
+    @Flag(help: "Transcribe all the audio, without the speech detector.")
+    var noVad = false
+
+    @Flag(help: "Refuse requests for models that are not installed instead of installing them on first use.")
+    var noDownload = false
+
+    func validate() throws {
+        if let maxConcurrency, maxConcurrency < 1 { throw ValidationError("--max-concurrency must be at least 1.") }
+        if let maxQueue, maxQueue < 0 { throw ValidationError("--max-queue must be 0 or more.") }
+        if maxUploadMb < 1 { throw ValidationError("--max-upload-mb must be at least 1.") }
+        if let beamSize, !(1...16).contains(beamSize) { throw ValidationError("--beam-size must be from 1 to 16.") }
+    }
+
+    func run() async throws {
+        guard let chosen = SpeechTranscriber.supportedLocale(equivalentTo: Locale(identifier: locale)) else {
+            throw CommandFailure("no model transcribes \(locale); see `openspeech models list`.")
+        }
+        let slots = maxConcurrency ?? ProcessInfo.processInfo.activeProcessorCount
+        let key = apiKey ?? ProcessInfo.processInfo.environment["OPENSPEECH_API_KEY"]
+        let configuration = ServerConfiguration(
+            host: host, port: port, apiKey: key, maxConcurrency: slots, maxQueue: maxQueue ?? 4 * slots,
+            maxUploadBytes: maxUploadMb << 20, defaultLocale: chosen, defaultModelID: model, beamSize: beamSize,
+            computeType: computeType, detectsSpeech: !noVad, installsMissingModels: !noDownload)
+
+        // The default model is ready before the first request (installed unless --no-download).
+        let transcriber = FileTranscriber(options: .init(locale: chosen, modelID: model, detectsSpeech: !noVad),
+                                          store: configuration.store)
+        let missing = try transcriber.missingModelIDs()
+        if !missing.isEmpty && !noDownload {
+            FileHandle.standardError.write(Data("openspeech: installing \(missing.joined(separator: ", "))\n".utf8))
+            try await transcriber.installModels()
+        }
+
+        let host = self.host
+        try await SpeechServer(configuration: configuration).run { port in
+            FileHandle.standardError.write(Data("openspeech: listening on http://\(host):\(port)\n".utf8))
+        }
+    }
+}

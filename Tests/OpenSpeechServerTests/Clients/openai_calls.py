@@ -1,0 +1,107 @@
+"""Calls an OpenSpeech server through the official `openai` package, unmodified, and prints what came back as JSON
+for the Swift tests to check. Usage: openai_calls.py BASE_URL API_KEY MODE ARGS...
+
+  formats FILE            every response_format, word granularity, stream=True, translation, models
+  errors FILE BAD_FILE    what the client raises for a wrong key, an unknown model, undecodable audio
+  load FILE N CONCURRENCY N requests, CONCURRENCY at a time, no retries: statuses, Retry-After, latencies
+"""
+import json
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import openai
+
+
+def client(base_url, key, retries=2):
+    return openai.OpenAI(base_url=base_url, api_key=key, max_retries=retries, timeout=600)
+
+
+def formats(c, path):
+    out = {}
+    with open(path, "rb") as f:
+        out["json"] = c.audio.transcriptions.create(model="whisper-1", file=f, response_format="json").text
+    for fmt in ("text", "srt", "vtt"):
+        with open(path, "rb") as f:
+            out[fmt] = c.audio.transcriptions.create(model="whisper-1", file=f, response_format=fmt)
+    with open(path, "rb") as f:
+        out["verbose"] = c.audio.transcriptions.create(
+            model="whisper-tiny.en", file=f, response_format="verbose_json", language="en").model_dump()
+    with open(path, "rb") as f:
+        out["verbose_words"] = c.audio.transcriptions.create(
+            model="whisper-1", file=f, response_format="verbose_json",
+            timestamp_granularities=["word", "segment"]).model_dump()
+    with open(path, "rb") as f:
+        events = [e.model_dump() for e in c.audio.transcriptions.create(model="whisper-1", file=f, stream=True)]
+    out["stream"] = events
+    with open(path, "rb") as f:
+        out["translation"] = c.audio.translations.create(model="whisper-1", file=f).text
+    out["models"] = [m.id for m in c.models.list()]
+    out["model"] = c.models.retrieve("whisper-tiny.en").model_dump()
+    return out
+
+
+def error_of(call):
+    try:
+        call()
+        return {"status": 200}
+    except openai.APIStatusError as e:
+        return {"status": e.status_code, "class": type(e).__name__, "body": e.body, "code": e.code,
+                "type": e.type, "param": e.param}
+
+
+def errors(base_url, key, path, bad_path):
+    right = client(base_url, key, retries=0)
+    wrong = client(base_url, key + "x", retries=0)
+    with open(path, "rb") as f:
+        audio = f.read()
+    with open(bad_path, "rb") as f:
+        bad = f.read()
+    return {
+        "wrong_key": error_of(lambda: wrong.audio.transcriptions.create(model="whisper-1", file=("a.wav", audio))),
+        "wrong_key_models": error_of(lambda: wrong.models.list()),
+        "unknown_model": error_of(lambda: right.audio.transcriptions.create(model="no-such-model", file=("a.wav", audio))),
+        "unknown_model_get": error_of(lambda: right.models.retrieve("no-such-model")),
+        "bad_audio": error_of(lambda: right.audio.transcriptions.create(model="whisper-1", file=("notes.wav", bad))),
+        "empty": error_of(lambda: right.audio.transcriptions.create(model="whisper-1", file=("empty.wav", b""))),
+        "bad_format": error_of(lambda: right.audio.transcriptions.create(
+            model="whisper-1", file=("a.wav", audio), response_format="docx")),
+    }
+
+
+def load(base_url, key, path, count, concurrency):
+    c = client(base_url, key, retries=0)
+    with open(path, "rb") as f:
+        audio = f.read()
+
+    def one(_):
+        start = time.monotonic()
+        try:
+            text = c.audio.transcriptions.create(model="whisper-1", file=("clip.wav", audio)).text
+            return {"status": 200, "text": text, "seconds": time.monotonic() - start}
+        except openai.APIStatusError as e:
+            return {"status": e.status_code, "retry_after": e.response.headers.get("retry-after"),
+                    "code": e.code, "seconds": time.monotonic() - start}
+        except Exception as e:  # a failure the test must see, not hide
+            return {"status": -1, "error": repr(e), "seconds": time.monotonic() - start}
+
+    with ThreadPoolExecutor(max_workers=concurrency) as pool:
+        return list(pool.map(one, range(count)))
+
+
+def main():
+    base_url, key, mode = sys.argv[1:4]
+    args = sys.argv[4:]
+    if mode == "formats":
+        result = formats(client(base_url, key), args[0])
+    elif mode == "errors":
+        result = errors(base_url, key, args[0], args[1])
+    elif mode == "load":
+        result = load(base_url, key, args[0], int(args[1]), int(args[2]))
+    else:
+        raise SystemExit(f"unknown mode {mode}")
+    json.dump(result, sys.stdout)
+
+
+if __name__ == "__main__":
+    main()
