@@ -22,7 +22,7 @@ public final class AVAudioApplication: Sendable {
     public static func requestRecordPermission() async -> Bool { true }
 
     /// Asks for permission to record, answering through `response`: with true, at once, on Linux.
-    public static func requestRecordPermission(completionHandler response: @escaping @Sendable (Bool) -> Void) {
+    public static func requestRecordPermission(completionHandler response: @escaping (Bool) -> Void) {
         response(true)
     }
 }

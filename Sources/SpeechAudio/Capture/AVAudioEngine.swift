@@ -72,10 +72,11 @@ public final class AVAudioEngine: Sendable {
         try state.withLock { (state: inout State) throws(AudioError) in
             if let run = state.run {
                 guard run.hasFailed else { return }
-                state.nextFrame = run.capture.framePosition
-                state.droppedBefore += run.capture.queue.droppedFrames
                 state.run = nil
                 run.end(waitForDelivery: !run.isDeliveryThread)
+                // Read once the capture thread has ended: it alone writes the position.
+                state.nextFrame = run.capture.framePosition
+                state.droppedBefore += run.capture.queue.droppedFrames
             }
             let capture = try PulseAudioCapture(sourceName: AudioInputs.selectedSourceName(),
                                                 queueSeconds: Self.queueSeconds, startFrame: state.nextFrame)
@@ -106,14 +107,16 @@ public final class AVAudioEngine: Sendable {
     public func stop() {
         #if canImport(CPulse)
         let run = state.withLock { state -> RunningCapture? in
-            guard let run = state.run else { return nil }
-            state.nextFrame = run.capture.framePosition
-            state.droppedBefore += run.capture.queue.droppedFrames
-            state.run = nil
-            return run
+            defer { state.run = nil }
+            return state.run
         }
         guard let run else { return }
         run.end(waitForDelivery: !run.isDeliveryThread)
+        // Read once the capture thread has ended: it alone writes the position.
+        state.withLock { state in
+            state.nextFrame = max(state.nextFrame, run.capture.framePosition)
+            state.droppedBefore += run.capture.queue.droppedFrames
+        }
         waitForTapCallbacks()
         #endif
     }
@@ -165,10 +168,10 @@ public final class AVAudioEngine: Sendable {
         switch event {
         case .audio(let chunk):
             if let expected = expectedFrame, chunk.startFrame > expected {
-                let total = run.capture.queue.droppedFrames
-                reportDrop(frames: chunk.startFrame - expected, rate: format.sampleRate, byConsumer: total > reportedDrops)
-                reportedDrops = total
+                reportDrop(frames: chunk.startFrame - expected, rate: format.sampleRate,
+                           byConsumer: chunk.droppedBefore > reportedDrops)
             }
+            reportedDrops = chunk.droppedBefore
             expectedFrame = chunk.startFrame + Int64(chunk.frameCount)
             let taps = inputNode.installedTaps
             let live = Set(taps.values.map(ObjectIdentifier.init))

@@ -123,8 +123,9 @@ public final class AVAudioSession: Sendable {
     /// Always `.granted` on Linux, where the sound server does not ask per application.
     public var recordPermission: RecordPermission { .granted }
 
-    /// Calls `response` with true (Linux has no per-application microphone permission).
-    public func requestRecordPermission(_ response: @escaping @Sendable (Bool) -> Void) { response(true) }
+    /// Calls `response` with true, at once, on the calling thread (Linux has no per-application microphone
+    /// permission). The block need not be `@Sendable`: it is called before this returns.
+    public func requestRecordPermission(_ response: @escaping (Bool) -> Void) { response(true) }
 
     /// Whether the sound server offers any input.
     public var isInputAvailable: Bool { ((try? AudioInputs.all()) ?? []).isEmpty == false }

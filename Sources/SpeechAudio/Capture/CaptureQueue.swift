@@ -9,6 +9,8 @@ struct CapturedChunk: Sendable {
     var startFrame: Int64
     /// When the first frame was captured, on `AVAudioTime`'s host clock.
     var hostTime: UInt64
+    /// Frames the queue had dropped when it took this chunk: a gap before a chunk whose count grew is the queue's doing.
+    var droppedBefore: Int64 = 0
 }
 
 /// What the delivery thread takes from the queue.
@@ -20,8 +22,8 @@ enum CaptureEvent: Sendable {
 
 /// The bounded queue between the capture thread and the thread that calls the taps.
 ///
-/// Capture never waits: when the consumer has fallen `capacityFrames` behind, a new chunk is dropped and counted.
-/// The consumer sees the drop as a gap in the chunks' `startFrame`s.
+/// Capture never waits: when the consumer has fallen `capacityFrames` behind, new chunks are dropped and counted
+/// until it has caught up to half that, so each episode is one gap in the chunks' `startFrame`s, not many.
 final class CaptureQueue: Sendable {
     let capacityFrames: Int
     private let state = Mutex(State())
@@ -33,6 +35,7 @@ final class CaptureQueue: Sendable {
         var droppedFrames: Int64 = 0
         var closed = false
         var failed = false
+        var dropping = false
     }
 
     init(capacityFrames: Int) { self.capacityFrames = capacityFrames }
@@ -42,10 +45,14 @@ final class CaptureQueue: Sendable {
     func push(_ chunk: CapturedChunk) -> Bool {
         let kept = state.withLock { state in
             guard !state.closed, !state.failed else { return false }
-            guard state.queuedFrames + chunk.frameCount <= capacityFrames else {
+            if state.dropping && state.queuedFrames <= capacityFrames / 2 { state.dropping = false }
+            guard !state.dropping, state.queuedFrames + chunk.frameCount <= capacityFrames else {
+                state.dropping = true
                 state.droppedFrames += Int64(chunk.frameCount)
                 return false
             }
+            var chunk = chunk
+            chunk.droppedBefore = state.droppedFrames
             state.events.append(.audio(chunk))
             state.queuedFrames += chunk.frameCount
             return true
