@@ -26,10 +26,15 @@ public struct FileTranscriber: Sendable {
         public var strict: Bool
         /// The precision of the engine's products.
         public var computeType: ComputeType
+        /// Words and phrases to favour (names, jargon): the analysis context's contextual strings, so they go into
+        /// the model's prompt and are boosted in decoding.
+        public var contextualStrings: [String]
 
         public init(locale: Locale, modelID: String? = nil, beamSize: Int? = nil, wordTimestamps: Bool = false,
-                    detectsSpeech: Bool = true, strict: Bool = false, computeType: ComputeType = .default) {
+                    detectsSpeech: Bool = true, strict: Bool = false, computeType: ComputeType = .default,
+                    contextualStrings: [String] = []) {
             self.computeType = computeType
+            self.contextualStrings = contextualStrings
             self.locale = locale
             self.modelID = modelID
             self.beamSize = beamSize
@@ -166,6 +171,11 @@ public struct FileTranscriber: Sendable {
             : nil
         let modules: [any SpeechModule] = [transcriber] + (detector.map { [$0] } ?? [])
         let analyzer = SpeechAnalyzer(modules: modules, options: .init(priority: .userInitiated, modelRetention: .processLifetime))
+        if !options.contextualStrings.isEmpty {
+            let context = AnalysisContext()
+            context.contextualStrings[.general] = options.contextualStrings
+            try await analyzer.setContext(context)
+        }
         let collector = Task {
             var results: [SpeechTranscriber.Result] = []
             for try await result in transcriber.results {

@@ -36,6 +36,8 @@ actor TranscriptionProcessor: ModuleProcessor {
     private var modelKey: ModelCache.Key?
     private var session: WhisperSession?
     private var contextPrompt = ""
+    /// The context's strings (all tags): the phrases the engine's contextual biasing favours.
+    private var contextPhrases: [String] = []
     private var finished = false
     private var results: TranscriptionResultBuilder
     /// Final text so far (its tail): the model's prompt for what follows.
@@ -111,6 +113,7 @@ actor TranscriptionProcessor: ModuleProcessor {
 
     func setContext(_ context: AnalysisContext) {
         contextPrompt = context.allContextualStrings.joined(separator: ", ")
+        contextPhrases = context.allContextualStrings
     }
 
     func append(_ samples: [Float], at start: Int64) async throws {
@@ -308,6 +311,7 @@ actor TranscriptionProcessor: ModuleProcessor {
         options.wordTimestamps = settings.wordTimes
         // Volatile mode commits agreed words, not the beam's segments: it has no alternatives to keep.
         options.alternatives = settings.alternatives && !settings.volatile
+        options.biasingPhrases = contextPhrases
         if let model, model.tokenizer.isMultilingual {
             options.language = LocaleModelResolver.whisperLanguage(of: settings.locale)
         }

@@ -24,8 +24,10 @@ extension WindowDecoding {
             top.reset()
             for b in 0..<rows {
                 let row = logits + b * vocabulary
-                filter.apply(row, sampled: sequences[b][...])
-                let offset = scores[b] - Vector.logSumExp(row, count: vocabulary)
+                processors.mask(row, count: vocabulary, sampled: sequences[b][...])
+                let normalizer = Vector.logSumExp(row, count: vocabulary)
+                processors.adjust(row, count: vocabulary, sampled: sequences[b][...])
+                let offset = scores[b] - normalizer
                 top.scan(row, count: vocabulary, offset: offset, base: b * vocabulary)
             }
             let isLast = step + 1 == maxLength
@@ -40,7 +42,11 @@ extension WindowDecoding {
                     var hypothesis = sequences[origin]
                     if token != tokenizer.eot { hypothesis.append(token) }
                     let length = Double(hypothesis.count)
-                    finished.append((hypothesis, Double(pick.score) / libmPow(length, lengthPenalty), Double(pick.score)))
+                    // Ranked with the biasing's bonuses (shallow fusion), reported without them.
+                    let added = processors.biasing == nil ? 0
+                        : processors.addedScore((token == tokenizer.eot ? hypothesis + [token] : hypothesis)[...])
+                    finished.append((hypothesis, Double(pick.score) / libmPow(length, lengthPenalty),
+                                     Double(pick.score) - added))
                     // Replace it with the next candidate that is not the end of text.
                     var replaced = false
                     while secondary < ranked.count {

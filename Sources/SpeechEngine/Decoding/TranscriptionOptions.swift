@@ -38,6 +38,15 @@ public struct TranscriptionOptions: Sendable {
     /// `bestOf` samples above temperature 0) and give every segment the texts they have for its stretch of
     /// audio in `Segment.alternatives`. Off, nothing is kept and decoding is unchanged.
     public var alternatives = false
+    /// Not in faster-whisper: words and phrases to favour (custom vocabulary, contextual strings). They are boosted
+    /// during decoding by contextual biasing over a token trie (shallow fusion, `ContextualBiasing`); the prompt is
+    /// separate (`initialPrompt`). Empty: decoding is unchanged.
+    public var biasingPhrases: [String] = []
+    /// The bonus, in log-probability per token, of a token that continues a listed phrase; taken back when the
+    /// phrase is left unfinished. 0 turns biasing off.
+    public var biasingWeight: Double = TranscriptionOptions.defaultBiasingWeight
+    /// Tuned on the custom-vocabulary dev set (tiny.en, beam 5, N=100 lists; BENCHMARKS.md).
+    public static let defaultBiasingWeight = 2.0
 
     public init(language: String? = nil, task: Task = .transcribe, beamSize: Int = 5) {
         self.language = language

@@ -7,6 +7,7 @@ public final class WhisperSession {
     let encoder: AudioEncoder
     let decoder: TextDecoder
     private let melBuffer = Buffer()
+    private var biasingCache: (phrases: [String], biasing: ContextualBiasing)?
     let melTables: LogMelSpectrogram.Tables
     private static let framesPerSecond = 100.0, timePrecision = 0.02, inputStride = 2
 
@@ -232,14 +233,37 @@ public final class WhisperSession {
         let vocabulary = model.dimensions.vocabularySize
         suppressed = Array(Set(suppressed.filter { $0 >= 0 && $0 < vocabulary })).sorted()
         let maxInitial = Int((options.maxInitialTimestamp / Self.timePrecision).rounded(.toNearestOrEven))
-        let filter = LogitFilter(
-            suppressed: suppressed,
-            suppressedAtBegin: options.suppressBlank ? model.config.suppressIDsBegin.filter { $0 < vocabulary } : [],
-            timestamps: !options.withoutTimestamps, eot: tokenizer.eot, noTimestamps: tokenizer.noTimestamps,
-            timestampBegin: tokenizer.timestampBegin, vocabularySize: vocabulary,
-            maxInitialTimestamp: tokenizer.timestampBegin + maxInitial)
-        return WindowDecoding(decoder: decoder, tokenizer: tokenizer, filter: filter,
+        var processors = LogitsProcessorChain()
+        processors.masks.append(SuppressTokens(ids: suppressed))
+        if options.suppressBlank {
+            processors.masks.append(SuppressAtBegin(ids: model.config.suppressIDsBegin.filter { $0 < vocabulary }))
+        }
+        if !options.withoutTimestamps {
+            processors.masks.append(TimestampRules(eot: tokenizer.eot, noTimestamps: tokenizer.noTimestamps,
+                                                   timestampBegin: tokenizer.timestampBegin,
+                                                   maxInitialTimestamp: tokenizer.timestampBegin + maxInitial))
+        }
+        if !options.biasingPhrases.isEmpty && options.biasingWeight > 0 {
+            let biasing = contextualBiasing(phrases: options.biasingPhrases, weight: Float(options.biasingWeight))
+            if !biasing.trie.isEmpty {
+                processors.adjustments.append(biasing)
+                processors.biasing = biasing
+            }
+        }
+        return WindowDecoding(decoder: decoder, tokenizer: tokenizer, processors: processors,
                               textContext: model.dimensions.textContext)
+    }
+
+    /// The biasing for `phrases` with this model's tokenizer (the last one built is kept: streaming decodes the
+    /// same phrases again and again).
+    func contextualBiasing(phrases: [String], weight: Float) -> ContextualBiasing {
+        if let cached = biasingCache, cached.phrases == phrases, cached.biasing.weight == weight { return cached.biasing }
+        let tokenizer = model.tokenizer
+        let biasing = ContextualBiasing(phrases: phrases, weight: weight, firstSpecial: tokenizer.eot,
+                                        encode: tokenizer.encode,
+                                        isSpaced: { tokenizer.decode([$0]).first == " " })
+        biasingCache = (phrases, biasing)
+        return biasing
     }
 
     private func initialPromptTokens(_ options: TranscriptionOptions) -> [Int] {

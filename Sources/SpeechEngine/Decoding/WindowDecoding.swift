@@ -18,11 +18,12 @@ struct WindowResult {
 }
 
 /// Decodes a window whose encoder output the decoder already holds: prompt, then greedy search,
-/// sampling or beam search under the `LogitFilter`, as CTranslate2's Whisper `generate` does.
+/// sampling or beam search under the `LogitsProcessorChain`, as CTranslate2's Whisper `generate` does (plus
+/// contextual biasing when the chain has it).
 struct WindowDecoding {
     let decoder: TextDecoder
     let tokenizer: WhisperTokenizer
-    let filter: LogitFilter
+    let processors: LogitsProcessorChain
     let textContext: Int
 
     /// Decodes after `prompt` (previous text, start of transcript, language, task...). With `keepHypotheses`,
@@ -89,8 +90,9 @@ struct WindowDecoding {
             if step == 0 && noSpeechAtStart {
                 noSpeech = Self.probability(of: tokenizer.noSpeech, in: logits, count: vocabulary)
             }
-            filter.apply(logits, sampled: sampled[...])
+            processors.mask(logits, count: vocabulary, sampled: sampled[...])
             let normalizer = Vector.logSumExp(logits, count: vocabulary)
+            processors.adjust(logits, count: vocabulary, sampled: sampled[...])
             let token = temperature > 0
                 ? Self.sample(logits, count: vocabulary, temperature: Float(temperature), generator: &generator)
                 : Self.argmax(logits, count: vocabulary)
@@ -100,6 +102,8 @@ struct WindowDecoding {
             tokens.append(token)
             current = token
         }
+        // The reported log-probability is the model's: without the biasing's bonuses.
+        cumulative -= processors.addedScore(sampled[...])
         return WindowResult(tokens: tokens, cumulativeLogProb: cumulative, noSpeechProb: noSpeech)
     }
 
