@@ -10,7 +10,7 @@ import TestSupport
 /// fail by chance; BENCHMARKS.md has the figures.
 @Suite("Vocabulary biasing", .serialized)
 struct VocabularyBiasingTests {
-    struct Utterance {
+    struct Utterance: Sendable {
         let id: String, audio: URL, rareWords: [String], list100: [String]
         /// The N=100 list without the utterance's own rare words.
         var distractors: [String] { list100.filter { !rareWords.contains($0) } }
@@ -52,15 +52,26 @@ struct VocabularyBiasingTests {
 
     /// Transcribes the utterances with each one's phrases boosted and scores them with the set's `score.py`.
     static func score(_ utterances: [Utterance], session: WhisperSession,
-                      phrases: (Utterance) -> [String]) throws -> Scores {
-        var hypotheses = ""
-        for utterance in utterances {
-            var options = TranscriptionOptions(language: "en", beamSize: 5)
-            options.biasingPhrases = phrases(utterance)
-            let segments = try session.transcribe(samples: try WAV.read(utterance.audio), options: options)
-            let text = segments.map(\.text).joined().replacingOccurrences(of: "\t", with: " ")
-                .replacingOccurrences(of: "\n", with: " ")
-            hypotheses += "\(utterance.id)\t\(text)\n"
+                      phrases: @escaping (Utterance) -> [String]) async throws -> Scores {
+        // Minutes of engine work: on a dispatch thread, not one of Swift's cooperative threads, which the suites
+        // running beside this one need (a starved pool delays their cancellations and timers).
+        nonisolated(unsafe) let session = session
+        nonisolated(unsafe) let phrases = phrases
+        let hypotheses: String = try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result {
+                    var hypotheses = ""
+                    for utterance in utterances {
+                        var options = TranscriptionOptions(language: "en", beamSize: 5)
+                        options.biasingPhrases = phrases(utterance)
+                        let segments = try session.transcribe(samples: try WAV.read(utterance.audio), options: options)
+                        let text = segments.map(\.text).joined().replacingOccurrences(of: "\t", with: " ")
+                            .replacingOccurrences(of: "\n", with: " ")
+                        hypotheses += "\(utterance.id)\t\(text)\n"
+                    }
+                    return hypotheses
+                })
+            }
         }
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("bias-\(UUID().uuidString).tsv")
         try hypotheses.write(to: file, atomically: true, encoding: .utf8)
@@ -77,9 +88,9 @@ struct VocabularyBiasingTests {
         try #require(all.count == 115, "the dev set at \(Self.directory.path)")
         let utterances = all
         let session = WhisperSession(model: try await SharedModels.tinyEn())
-        let none = try Self.score(utterances, session: session) { _ in [] }
-        let biased = try Self.score(utterances, session: session) { $0.list100 }
-        let distractors = try Self.score(utterances, session: session) { $0.distractors }
+        let none = try await Self.score(utterances, session: session) { _ in [] }
+        let biased = try await Self.score(utterances, session: session) { $0.list100 }
+        let distractors = try await Self.score(utterances, session: session) { $0.distractors }
         let report = "none \(none), N=100 \(biased), distractors only \(distractors)"
         #expect(biased.B_WER.error_rate <= 0.75 * none.B_WER.error_rate, "\(report)")
         #expect(biased.U_WER.error_rate <= none.U_WER.error_rate + 0.3, "\(report)")
