@@ -4,6 +4,9 @@ extension SFCustomLanguageModelData {
     /// `TemplatePhraseCountGenerator` is the one Speech provides. This base produces nothing.
     ///
     /// `SFCustomLanguageModelData.export(to:)` runs each inserted generator to the end.
+    ///
+    /// `@unchecked Sendable` (an open class cannot be checked): the base stores nothing; subclasses keep their state
+    /// behind a lock, as `TemplatePhraseCountGenerator` does.
     open class PhraseCountGenerator: AsyncSequence, DataInsertable, Codable, Hashable, @unchecked Sendable {
         public typealias Element = PhraseCount
         public typealias AsyncIterator = Iterator

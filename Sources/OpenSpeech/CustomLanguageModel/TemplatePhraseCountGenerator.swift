@@ -9,6 +9,7 @@ extension SFCustomLanguageModelData {
     /// Iterating it throws `SFSpeechError(.undefinedTemplateClassName)` when a template names a class that is not
     /// defined. Ours shares a count of `c` among `n` phrases as `c / n` each and one more for the first `c % n`
     /// (the first placeholder varies slowest); if `c < n` only the first `c` phrases are produced.
+    /// `@unchecked Sendable`: its only stored state is the `Mutex` `state`.
     public final class TemplatePhraseCountGenerator: PhraseCountGenerator, @unchecked Sendable {
         /// A template and the total count of the phrases it makes, as Apple's `Template`.
         public struct Template: Sendable, Hashable, Codable, TemplateInsertable {
