@@ -90,8 +90,8 @@ import TestSupport
         task.cancel()
         let result = await task.result
         // The server never sends the rest, so ending at all means the cancellation worked; the bound only
-        // catches a hang (generous: the whole suite runs beside this test on two cores).
-        #expect(Date().timeIntervalSince(cancelledAt) < 30)
+        // catches a hang (generous: engine suites beside this test can hold both cooperative threads for a minute).
+        #expect(Date().timeIntervalSince(cancelledAt) < 120)
         #expect(throws: CancellationError.self) { try result.get() }
         #expect(store.installedDirectory(for: fixture.id) == nil)
         #expect(!leftovers(in: store).contains { $0.hasPrefix("models/") || $0.hasPrefix("tmp/") })
