@@ -33,6 +33,8 @@ struct TranscribeCommand: AsyncParsableCommand {
     @Option(help: "Beam width (1 = greedy, faster; default 5).")
     var beamSize: Int?
 
+    @OptionGroup var vocabulary: VocabularyOptions
+
     @Flag(help: "Word-level time stamps (in JSON output).")
     var wordTimestamps = false
 
@@ -68,7 +70,7 @@ struct TranscribeCommand: AsyncParsableCommand {
         }
         let transcriber = FileTranscriber(options: .init(
             locale: chosen, modelID: model, beamSize: beamSize, wordTimestamps: format != .text || wordTimestamps,
-            detectsSpeech: !noVad, strict: strict, computeType: computeType))
+            detectsSpeech: !noVad, strict: strict, computeType: computeType, contextualStrings: try vocabulary.phrases()))
         let progress = ProgressLine(enabled: !quiet)
         try await installModels(transcriber, progress: progress)
         var failures = 0
@@ -103,7 +105,8 @@ struct TranscribeCommand: AsyncParsableCommand {
         let live = try LiveTranscription(locale: locale.map { Locale(identifier: $0) }, modelID: model, computeType: computeType)
         let streaming = format == .text || format == .json
         let output = streaming ? try LiveOutput(format: format == .json ? .jsonl : .text, outputPath: nil) : nil
-        try await live.prepare(noDownload: noDownload, progress: ProgressLine(enabled: !quiet))
+        try await live.prepare(noDownload: noDownload, progress: ProgressLine(enabled: !quiet),
+                               contextualStrings: try vocabulary.phrases())
         let failure = Mutex<String?>(nil)
         let input = StandardInputAudio.stream(
             raw: .init(sample: .int16, sampleRate: Double(rawSampleRate), channels: rawChannels),
