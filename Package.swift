@@ -16,6 +16,15 @@ let engineSettings: [SwiftSetting] = Context.environment["OPENSPEECH_TARGET_CPU"
 let oneDNN: [Target.Dependency] = FileManager.default.fileExists(atPath: "/usr/include/oneapi/dnnl/dnnl.h")
     ? [.target(name: "CDNNL", condition: .when(platforms: [.linux]))] : []
 
+/// Modules named for Apple's frameworks that speech code imports beside `Speech` (`AVFoundation`, `CoreMedia`),
+/// bringing OpenSpeech's audio types under them where the frameworks do not exist (Linux): such code compiles with
+/// only `import Speech` changed. On Apple platforms the system's frameworks are imported instead.
+#if os(Linux)
+let appleFrameworkModules = ["AVFoundation", "CoreMedia"]
+#else
+let appleFrameworkModules: [String] = []
+#endif
+
 let package = Package(
     name: "OpenSpeech",
     platforms: [.macOS(.v15)],
@@ -23,7 +32,7 @@ let package = Package(
         .library(name: "SpeechAudio", targets: ["SpeechAudio"]),
         .library(name: "SpeechAssets", targets: ["SpeechAssets"]),
         .library(name: "SpeechEngine", targets: ["SpeechEngine"]),
-        .library(name: "OpenSpeech", targets: ["OpenSpeech"]),
+        .library(name: "OpenSpeech", targets: ["OpenSpeech"] + appleFrameworkModules),
         .executable(name: "openspeech", targets: ["openspeech"]),
         .executable(name: "audio-decode-bench", targets: ["audio-decode-bench"]),
         .executable(name: "whisper-bench", targets: ["whisper-bench"]),
@@ -71,6 +80,7 @@ let package = Package(
             dependencies: ["CBLAS"] + oneDNN,
             swiftSettings: engineSettings),
         .target(name: "OpenSpeech", dependencies: ["SpeechAudio", "SpeechAssets", "SpeechEngine"]),
+    ] + appleFrameworkModules.map { .target(name: $0, dependencies: ["SpeechAudio"]) } + [
         // OpenAI's audio API over HTTP, a thin client of OpenSpeech's FileTranscriber (DESIGN.md §7).
         .target(
             name: "OpenSpeechServer",
@@ -112,7 +122,8 @@ let package = Package(
         // only `import OpenSpeech`; the legacy API's tests run them.
         .executableTarget(name: "legacy-cli", dependencies: ["OpenSpeech"], path: "Tests/LegacyClients/CommandLineClient",
                           swiftSettings: [.swiftLanguageMode(.v5)]),
-        .executableTarget(name: "legacy-app", dependencies: ["OpenSpeech"], path: "Tests/LegacyClients/AppStyleClient",
+        .executableTarget(name: "legacy-app", dependencies: ["OpenSpeech"] + appleFrameworkModules.map { .target(name: $0) },
+                          path: "Tests/LegacyClients/AppStyleClient",
                           swiftSettings: [.swiftLanguageMode(.v5)]),
 
         // Tests. TestSupport holds what several test targets share (corpus, ffmpeg, temp dirs).

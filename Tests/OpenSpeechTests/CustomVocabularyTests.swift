@@ -37,7 +37,7 @@ struct CustomVocabularyTests {
         if let end = try await analyzer.analyzeSequence(from: AVAudioFile(forReading: url)) {
             try await analyzer.finalizeAndFinish(through: end)
         } else {
-            await analyzer.cancelAndFinishNow()
+            analyzer.cancelAndFinishNow()
         }
         return try await text
     }

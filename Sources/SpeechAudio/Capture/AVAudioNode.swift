@@ -84,8 +84,20 @@ final class AudioTap: @unchecked Sendable {
 
 /// A node that connects to the audio hardware, as in AVFoundation.
 public class AVAudioIONode: AVAudioNode, @unchecked Sendable {
+    private let voiceProcessing = Mutex(false)
+
     /// The latency the hardware adds, in seconds; not measured here (0).
     public var presentationLatency: TimeInterval { 0 }
+
+    /// Whether voice processing (echo cancellation, noise suppression, gain control) is on. On Linux the setting is
+    /// recorded but the audio is captured as the sound server gives it (PulseAudio's `module-echo-cancel` provides a
+    /// processed source to choose with `AVAudioSession.setPreferredInput`).
+    public var isVoiceProcessingEnabled: Bool { voiceProcessing.withLock { $0 } }
+
+    /// Turns voice processing on or off (recorded only; see `isVoiceProcessingEnabled`). Never throws here.
+    public func setVoiceProcessingEnabled(_ enabled: Bool) throws {
+        voiceProcessing.withLock { $0 = enabled }
+    }
 }
 
 /// The engine's connection to the audio input — on Linux, a PulseAudio source: the session's preferred input, else
@@ -104,6 +116,26 @@ public final class AVAudioInputNode: AVAudioIONode, @unchecked Sendable {
     }
 
     override public var numberOfInputs: Int { 0 }
+
+    private let processingSettings = Mutex((bypassed: false, gainControl: true, muted: false))
+
+    /// Whether voice processing is bypassed. Recorded only, as voice processing itself (`isVoiceProcessingEnabled`).
+    public var isVoiceProcessingBypassed: Bool {
+        get { processingSettings.withLock { $0.bypassed } }
+        set { processingSettings.withLock { $0.bypassed = newValue } }
+    }
+
+    /// Whether voice processing's automatic gain control is on. Recorded only.
+    public var isVoiceProcessingAGCEnabled: Bool {
+        get { processingSettings.withLock { $0.gainControl } }
+        set { processingSettings.withLock { $0.gainControl = newValue } }
+    }
+
+    /// Whether voice processing mutes the input. Recorded only: the captured audio is not silenced.
+    public var isVoiceProcessingInputMuted: Bool {
+        get { processingSettings.withLock { $0.muted } }
+        set { processingSettings.withLock { $0.muted = newValue } }
+    }
 
     /// Records the format of the source the engine opened.
     func remember(_ format: AVAudioFormat) { knownFormat.withLock { $0 = format } }

@@ -1,4 +1,5 @@
-// An app-style client of Apple's SFSpeechRecognizer, written for `import Speech` with only the import changed:
+// An app-style client of Apple's SFSpeechRecognizer, written for `import Speech` (beside `import AVFoundation` and
+// `import CoreMedia`, which stay) with only that import changed:
 // a speech-manager class that is its recognizer's delegate, an async wrapper with a checked continuation, tasks
 // restarted in rollovers. Not part of OpenSpeech: the legacy API's tests build and run it.
 //

@@ -1,3 +1,4 @@
+@preconcurrency import AVFoundation
 import OpenSpeech
 
 /// A live microphone manager as apps write them: an audio engine whose input tap feeds a buffer request, started
@@ -34,6 +35,7 @@ final class MicrophoneManager {
             }
         }
         let input = audioEngine.inputNode
+        if !input.isVoiceProcessingEnabled { try input.setVoiceProcessingEnabled(true) } // echo cancellation, as apps ask
         input.installTap(onBus: 0, bufferSize: 1024, format: input.outputFormat(forBus: 0)) { buffer, _ in
             request.append(buffer)
         }

@@ -1,3 +1,4 @@
+import AVFoundation
 import OpenSpeech
 
 /// A speech manager as apps write them: an `NSObject` that is its recognizer's delegate and its tasks' delegate,

@@ -1,3 +1,4 @@
+import CoreMedia
 import OpenSpeech
 
 enum TranscriptionError: Error {
