@@ -5,7 +5,7 @@ session per clip, then a second of silence. For every item, measured from the mo
 `audio_end_ms` (the end of the speech) had been sent: when `speech_stopped` arrived, the first `delta`, and
 `completed`. Also the WER of the items' text against the reference.
 
-  realtime_latency.py --openspeech BIN --corpus DIR [--clips N] [--output FILE]
+  realtime_latency.py --openspeech BIN --corpus DIR [--clips N] [--model ID] [--output FILE]
 """
 
 import argparse
@@ -48,14 +48,14 @@ def pcm24k(path, folder):
         return w.readframes(w.getnframes())
 
 
-def session(base_url, pcm):
+def session(base_url, pcm, model):
     client = openai.OpenAI(base_url=base_url, api_key="unused", websocket_base_url=base_url.replace("http", "ws", 1))
     events = []
     with client.beta.realtime.connect(model="whisper-1", extra_query={"intent": "transcription"}) as conn:
         raw = conn._connection
         json.loads(raw.recv(timeout=60))
         conn.send({"type": "transcription_session.update", "session": {
-            "input_audio_format": "pcm16", "input_audio_transcription": {"model": "whisper-1", "language": "en"},
+            "input_audio_format": "pcm16", "input_audio_transcription": {"model": model, "language": "en"},
             "turn_detection": {"type": "server_vad", "threshold": 0.5, "prefix_padding_ms": 300,
                                "silence_duration_ms": 500}}})
         json.loads(raw.recv(timeout=60))
@@ -97,16 +97,17 @@ def main():
     parser.add_argument("--openspeech", required=True)
     parser.add_argument("--corpus", required=True)
     parser.add_argument("--clips", type=int, default=12)
+    parser.add_argument("--model", default="whisper-tiny.en")
     parser.add_argument("--output")
     args = parser.parse_args()
     items = [i for i in read_manifest(args.corpus, "") if 4 <= float(i["duration_s"]) <= 20]
     items = items[:args.clips]
     stopped, first_delta, completed, texts = [], [], [], []
     with tempfile.TemporaryDirectory() as folder, tempfile.NamedTemporaryFile("w+", suffix=".log") as log:
-        process, base_url = start_server(args.openspeech, 2, "default", log)
+        process, base_url = start_server(args.openspeech, 2, "float32", log)
         try:
             for item in items:
-                events = session(base_url, pcm24k(wav_path(args.corpus, item), folder))
+                events = session(base_url, pcm24k(wav_path(args.corpus, item), folder), args.model)
                 by_item = {}
                 for event in events:
                     if "item_id" in event:

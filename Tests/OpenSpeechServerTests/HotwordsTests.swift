@@ -48,8 +48,7 @@ import TestSupport
         return hits
     }
 
-    @Test("hotwords (form field) recall more of the listed rare words than none, without hurting the other words; "
-          + "a Realtime session's hotwords give the same text as the form field")
+    @Test("hotwords (form field) recall more listed rare words than none, other words unharmed; a Realtime session's hotwords give the form field's text")
     func hotwordsHelp() async throws {
         let utterances = try Self.utterances(16)
         let folder = try makeTemporaryDirectory("openspeech-hotwords")

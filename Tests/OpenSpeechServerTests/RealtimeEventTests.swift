@@ -144,9 +144,11 @@ import Testing
             }
         }
         #expect(events.count == 2)
-        #expect(events.first?.1 == .speechStarted(speechStart: 20 * 512, audioStart: 20 * 512 - 4800))
+        let started = RealtimeTurnDetection.Event.speechStarted(speechStart: 10_240, audioStart: 10_240 - 4_800)
+        #expect(events.first?.1 == started)
         // Speech ends after chunk 49; 500 ms = 15.6 chunks of silence: stopped at the end of chunk 65.
-        #expect(events.last?.1 == .speechStopped(speechEnd: 50 * 512, commitThrough: 66 * 512))
+        let stopped = RealtimeTurnDetection.Event.speechStopped(speechEnd: 25_600, commitThrough: 33_792)
+        #expect(events.last?.1 == stopped)
         #expect(!policy.isSpeaking)
         // Padding never reaches before the buffer's start.
         var late = RealtimeTurnDetection(threshold: 0.5, prefixPaddingMilliseconds: 300, silenceDurationMilliseconds: 500)
