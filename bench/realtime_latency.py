@@ -65,19 +65,22 @@ def session(base_url, pcm, model):
 
         def reader():
             pending = set()
-            try:
-                while True:
-                    event = json.loads(raw.recv(timeout=30))
-                    event["_t"] = time.monotonic() - start
-                    events.append(event)
-                    if event["type"] == "input_audio_buffer.committed":
-                        pending.add(event["item_id"])
-                    if event["type"].endswith("transcription.completed") or event["type"].endswith("transcription.failed"):
-                        pending.discard(event["item_id"])
-                    if done.is_set() and not pending:
-                        return
-            except TimeoutError:
-                return
+            idle = 0.0
+            while idle < 30:
+                if done.is_set() and not pending:
+                    return
+                try:
+                    event = json.loads(raw.recv(timeout=0.5))
+                except TimeoutError:
+                    idle += 0.5
+                    continue
+                idle = 0.0
+                event["_t"] = time.monotonic() - start
+                events.append(event)
+                if event["type"] == "input_audio_buffer.committed":
+                    pending.add(event["item_id"])
+                if event["type"].endswith("transcription.completed") or event["type"].endswith("transcription.failed"):
+                    pending.discard(event["item_id"])
 
         thread = threading.Thread(target=reader)
         thread.start()
