@@ -46,6 +46,7 @@ let package = Package(
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.19"),
         // The server (OpenSpeechServer): HTTP, multipart uploads, logs, Prometheus metrics.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
@@ -85,8 +86,9 @@ let package = Package(
         .target(
             name: "OpenSpeechServer",
             dependencies: [
-                "OpenSpeech", "SpeechAssets", "SpeechAudio",
+                "OpenSpeech", "SpeechAssets", "SpeechAudio", "SpeechEngine",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -132,7 +134,7 @@ let package = Package(
         .testTarget(name: "SpeechAssetsTests", dependencies: ["SpeechAssets", "TestSupport"]),
         .testTarget(name: "OpenSpeechTests", dependencies: ["OpenSpeech", "SpeechEvaluation", "TestSupport"]),
         // The server through real clients: the official `openai` Python package (Clients/) and curl.
-        .testTarget(name: "OpenSpeechServerTests", dependencies: ["OpenSpeech", "SpeechEvaluation", "TestSupport"],
+        .testTarget(name: "OpenSpeechServerTests", dependencies: ["OpenSpeech", "OpenSpeechServer", "SpeechEvaluation", "TestSupport"],
                     exclude: ["Clients"]),
         .testTarget(name: "SpeechEngineTests", dependencies: ["SpeechEngine", "SpeechAssets", "SpeechAudio", "SpeechEvaluation", "TestSupport"]),
     ],

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdWebSocket
 import Logging
 import ServiceLifecycle
 
@@ -40,9 +41,16 @@ public struct SpeechServer: Sendable {
         }
         TranscriptionRoutes(configuration: configuration, limiter: limiter, metrics: metrics, logger: logger).add(to: router)
         ModelRoutes(configuration: configuration).add(to: router)
+        // Realtime transcription sessions: WebSocket upgrades go to their own router; a refused one reaches this one.
+        let webSocketRouter = Router(context: BasicWebSocketRequestContext.self)
+        RealtimeRoutes(configuration: configuration, limiter: limiter, metrics: metrics, logger: logger).add(to: webSocketRouter)
+        router.get("/v1/realtime") { _, _ -> Response in throw RealtimeRoutes.notUpgraded() }
 
         let app = Application(
             router: router,
+            server: .http1WebSocketUpgrade(
+                webSocketRouter: webSocketRouter,
+                configuration: .init(ws: .init(maxFrameSize: RealtimeRoutes.maxMessageBytes))),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "openspeech"),
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? 0) },
             logger: logger)

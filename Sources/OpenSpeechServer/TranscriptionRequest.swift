@@ -17,6 +17,8 @@ struct TranscriptionRequest: Sendable {
     var wordTimestamps: Bool
     var segmentTimestamps: Bool
     var stream: Bool
+    /// Words and phrases the decoder favours (`hotwords`, as speaches takes it), apart from `prompt`.
+    var hotwords: [String]
 
     /// OpenAI's model names, all served by the server's default model.
     static let aliases: Set<String> = ["whisper-1", "gpt-4o-transcribe", "gpt-4o-mini-transcribe"]
@@ -89,6 +91,7 @@ struct TranscriptionRequest: Sendable {
             }
         }
         stream = ["true", "1"].contains(upload.field("stream")?.lowercased() ?? "")
+        hotwords = HotwordList.parse(upload.field("hotwords") ?? "")
     }
 
     /// The library's options for this request.
@@ -96,6 +99,6 @@ struct TranscriptionRequest: Sendable {
         FileTranscriber.Options(
             locale: locale, modelID: modelID, beamSize: configuration.beamSize,
             wordTimestamps: wordTimestamps && format == .verboseJSON, detectsSpeech: configuration.detectsSpeech,
-            computeType: configuration.computeType)
+            computeType: configuration.computeType, contextualStrings: hotwords)
     }
 }

@@ -1,0 +1,109 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+
+/// `GET /v1/realtime?intent=transcription` upgraded to a WebSocket: OpenAI's Realtime API transcription session.
+/// The key is checked as on the HTTP routes (`Authorization: Bearer KEY`), or, for browsers that cannot set headers,
+/// as OpenAI's `openai-insecure-api-key.KEY` subprotocol. A connection that is refused (no or wrong key, no
+/// `intent=transcription`) gets an `error` event saying why, then a close (1008, policy violation).
+struct RealtimeRoutes: Sendable {
+    /// The largest client message (OpenAI's limit for one `append` is 15 MiB of base64).
+    static let maxMessageBytes = 16 << 20
+
+    let configuration: ServerConfiguration
+    let limiter: ConcurrencyLimiter
+    let metrics: ServerMetrics
+    let logger: Logger
+
+    func add(to router: Router<BasicWebSocketRequestContext>) {
+        router.ws("/v1/realtime") { request, _ in
+            var headers: HTTPFields = [:]
+            // A client that offers subprotocols must get one back; OpenAI's is `realtime`.
+            let offered = (request.headers[.secWebSocketProtocol] ?? "").split(separator: ",")
+                .map { $0.trimmingCharacters(in: .whitespaces) }
+            if let chosen = offered.first(where: { $0 == "realtime" }) ?? offered.first(where: { !$0.hasPrefix("openai-insecure-api-key.") }) {
+                headers[.secWebSocketProtocol] = chosen
+            }
+            return .upgrade(headers)
+        } onUpgrade: { inbound, outbound, context in
+            // A refused connection gets the reason as an `error` event, then a close: a failed handshake could only
+            // say "400" with no body.
+            if let refusal = refusal(context.request) {
+                logger.info("realtime session refused", metadata: ["code": .string(refusal.code)])
+                try await outbound.write(.text(RealtimeServerEvent.error(refusal).json))
+                try await outbound.close(.policyViolation, reason: refusal.code)
+                return
+            }
+            try await serve(inbound: inbound, outbound: outbound)
+        }
+    }
+
+    /// What the HTTP router answers on `/v1/realtime` to a request that is not a WebSocket upgrade.
+    static func notUpgraded() -> APIError {
+        APIError(.badRequest, "This endpoint takes WebSocket connections for Realtime transcription sessions: connect "
+                 + "with a WebSocket client to /v1/realtime?intent=transcription.", param: "intent",
+                 code: "websocket_required")
+    }
+
+    /// Why the connection may not start a session (no or wrong key, not a transcription session), or nil.
+    private func refusal(_ request: Request) -> RealtimeEventError? {
+        guard authorized(request) else {
+            return RealtimeEventError(code: "invalid_api_key", "Incorrect or missing API key: send it as "
+                                      + "`Authorization: Bearer KEY`.", type: "invalid_request_error")
+        }
+        guard request.uri.queryParameters["intent"] == "transcription" else {
+            return RealtimeEventError(code: "unsupported_intent", "This server serves Realtime transcription sessions "
+                                      + "only: connect to /v1/realtime?intent=transcription.", param: "intent")
+        }
+        return nil
+    }
+
+    private func authorized(_ request: Request) -> Bool {
+        guard let key = configuration.apiKey, !key.isEmpty else { return true }
+        let expected = Array(key.utf8)
+        if let header = request.headers[.authorization], header.hasPrefix("Bearer "),
+           BearerAuthMiddleware<BasicRequestContext>.constantTimeEqual(Array(header.dropFirst("Bearer ".count).utf8), expected) {
+            return true
+        }
+        let prefix = "openai-insecure-api-key."
+        let offered = (request.headers[.secWebSocketProtocol] ?? "").split(separator: ",")
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+        return offered.contains { $0.hasPrefix(prefix)
+            && BearerAuthMiddleware<BasicRequestContext>.constantTimeEqual(Array($0.dropFirst(prefix.count).utf8), expected) }
+    }
+
+    private func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
+        let (events, output) = AsyncStream<String>.makeStream()
+        let session: RealtimeTranscriptionSession
+        do {
+            session = try RealtimeTranscriptionSession(configuration: configuration, limiter: limiter, metrics: metrics,
+                                                       logger: logger, output: output)
+        } catch let error as RealtimeEventError {
+            try await outbound.write(.text(RealtimeServerEvent.error(error).json))
+            return
+        }
+        logger.info("realtime session started", metadata: ["session": .string(session.id)])
+        await session.start()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await text in events {
+                    do { try await outbound.write(.text(text)) } catch { break }
+                }
+            }
+            do {
+                for try await message in inbound.messages(maxSize: Self.maxMessageBytes) {
+                    switch message {
+                    case .text(let text): await session.receive(text)
+                    case .binary: await session.receiveBinary()
+                    }
+                }
+            } catch {
+                logger.info("realtime session read failed", metadata: ["session": .string(session.id), "error": "\(error)"])
+            }
+            await session.close()
+            group.cancelAll()
+        }
+        logger.info("realtime session ended", metadata: ["session": .string(session.id)])
+    }
+}

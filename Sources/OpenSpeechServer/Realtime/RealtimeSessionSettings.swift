@@ -1,0 +1,122 @@
+import Foundation
+import OpenSpeech
+import SpeechAssets
+
+/// A Realtime transcription session's settings: the audio format, the model and language, the prompt and hotwords,
+/// and server VAD (nil: off, the client commits). Starts from OpenAI's defaults (`pcm16`, `whisper-1`, server VAD
+/// at threshold 0.5, 300 ms prefix padding, 500 ms of silence); `applying(_:)` checks an update whole before any of
+/// it takes effect.
+struct RealtimeSessionSettings: Sendable, Equatable {
+    struct TurnDetection: Sendable, Equatable {
+        var threshold = 0.5
+        var prefixPaddingMilliseconds = 300
+        var silenceDurationMilliseconds = 500
+    }
+
+    var inputAudioFormat = RealtimeAudioFormat.pcm16
+    /// The model as the client named it (an OpenAI name or a catalog id).
+    var model = "whisper-1"
+    /// The catalog model that runs.
+    var modelID: String
+    /// The language as the client gave it (ISO 639-1), nil: the server's default.
+    var language: String?
+    var locale: Locale
+    var prompt: String?
+    /// Phrases the decoder favours (an OpenSpeech extension).
+    var hotwords: [String] = []
+    var turnDetection: TurnDetection? = TurnDetection()
+
+    /// The defaults on `configuration`'s default language and model.
+    init(configuration: ServerConfiguration) throws(RealtimeEventError) {
+        locale = configuration.defaultLocale
+        modelID = try Self.resolveModelID(requested: "whisper-1", locale: locale, configuration: configuration)
+    }
+
+    /// These settings with `update` applied; throws (leaving them as they were) when any part is invalid.
+    func applying(_ update: RealtimeSessionUpdate, configuration: ServerConfiguration) throws(RealtimeEventError) -> Self {
+        var next = self
+        if let format = update.inputAudioFormat { next.inputAudioFormat = format }
+        if let language = update.language?.trimmingCharacters(in: .whitespaces) {
+            if language.isEmpty {
+                next.language = nil
+                next.locale = configuration.defaultLocale
+            } else {
+                let resolver = LocaleModelResolver(catalog: configuration.store.catalog)
+                guard let locale = resolver.supportedLocale(equivalentTo: Locale(identifier: language)) else {
+                    throw RealtimeEventError(code: "unsupported_language", "The language `\(language)` is not one this "
+                                             + "server's catalog transcribes.",
+                                             param: "session.input_audio_transcription.language")
+                }
+                next.language = language
+                next.locale = locale
+            }
+        }
+        if let model = update.model?.trimmingCharacters(in: .whitespaces) {
+            next.model = model.isEmpty ? "whisper-1" : model
+        }
+        if update.model != nil || update.language != nil {
+            next.modelID = try Self.resolveModelID(requested: next.model, locale: next.locale, configuration: configuration)
+        }
+        if let prompt = update.prompt { next.prompt = prompt.isEmpty ? nil : prompt }
+        if let hotwords = update.hotwords { next.hotwords = hotwords }
+        switch update.turnDetection {
+        case nil: break
+        case .off: next.turnDetection = nil
+        case .serverVAD(let threshold, let padding, let silence):
+            var detection = next.turnDetection ?? TurnDetection()
+            if let threshold { detection.threshold = threshold }
+            if let padding { detection.prefixPaddingMilliseconds = padding }
+            if let silence { detection.silenceDurationMilliseconds = silence }
+            next.turnDetection = detection
+        }
+        return next
+    }
+
+    /// The catalog model for `requested` (an OpenAI name, served by the default model, or a catalog id) in `locale`.
+    static func resolveModelID(requested: String, locale: Locale, configuration: ServerConfiguration) throws(RealtimeEventError) -> String {
+        let catalog = configuration.store.catalog
+        let resolver = LocaleModelResolver(catalog: catalog)
+        let language = LocaleModelResolver.whisperLanguage(of: locale) ?? "en"
+        if TranscriptionRequest.aliases.contains(requested) {
+            if let id = configuration.defaultModelID, catalog.model(id)?.languages.contains(language) == true { return id }
+            if let id = resolver.modelID(for: locale) { return id }
+            throw RealtimeEventError(code: "unsupported_language", "No model transcribes \(locale.identifier).",
+                                     param: "session.input_audio_transcription.language")
+        }
+        guard let model = catalog.model(requested), model.isTranscriptionModel else {
+            throw RealtimeEventError(code: "model_not_found", "The model `\(requested)` does not exist; GET /v1/models "
+                                     + "lists the models this server has.", param: "session.input_audio_transcription.model")
+        }
+        guard model.languages.contains(language) else {
+            throw RealtimeEventError(code: "unsupported_language", "The model `\(requested)` does not transcribe "
+                                     + "\(language).", param: "session.input_audio_transcription.language")
+        }
+        return requested
+    }
+
+    /// The library's options for transcribing one committed item.
+    func options(_ configuration: ServerConfiguration) -> FileTranscriber.Options {
+        FileTranscriber.Options(locale: locale, modelID: modelID, beamSize: configuration.beamSize,
+                                detectsSpeech: configuration.detectsSpeech, computeType: configuration.computeType,
+                                contextualStrings: hotwords)
+    }
+
+    /// The session object of `transcription_session.created` / `.updated`, in OpenAI's shape.
+    func sessionObject(id: String) -> [String: Any] {
+        let transcription: [String: Any] = [
+            "model": model, "language": language.map { $0 as Any } ?? NSNull(), "prompt": prompt ?? "", "hotwords": hotwords,
+        ]
+        var detection: Any = NSNull()
+        if let turnDetection {
+            detection = ["type": "server_vad", "threshold": turnDetection.threshold,
+                         "prefix_padding_ms": turnDetection.prefixPaddingMilliseconds,
+                         "silence_duration_ms": turnDetection.silenceDurationMilliseconds] as [String: Any]
+        }
+        return [
+            "id": id, "object": "realtime.transcription_session", "input_audio_format": inputAudioFormat.rawValue,
+            "input_audio_transcription": transcription, "turn_detection": detection,
+            "input_audio_noise_reduction": NSNull(), "include": NSNull(), "modalities": ["text"],
+            "client_secret": NSNull(),
+        ]
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+
+/// The `session` object of a `transcription_session.update` event: only the fields the client sent (a missing field
+/// leaves the session's setting as it is). `turn_detection: null` turns server VAD off.
+///
+/// OpenSpeech extension: `input_audio_transcription.hotwords`, a list of words and phrases (or one string, comma- or
+/// space-separated) that the decoder favours, as the HTTP routes' `hotwords` field.
+struct RealtimeSessionUpdate: Sendable, Equatable {
+    enum TurnDetectionChange: Sendable, Equatable {
+        /// `turn_detection: null`: the client commits the buffer itself.
+        case off
+        /// `server_vad`, with the settings the client gave (nil: unchanged, or the default).
+        case serverVAD(threshold: Double?, prefixPaddingMilliseconds: Int?, silenceDurationMilliseconds: Int?)
+    }
+
+    var inputAudioFormat: RealtimeAudioFormat?
+    var model: String?
+    var language: String?
+    var prompt: String?
+    var hotwords: [String]?
+    var turnDetection: TurnDetectionChange?
+
+    init(inputAudioFormat: RealtimeAudioFormat? = nil, model: String? = nil, language: String? = nil,
+         prompt: String? = nil, hotwords: [String]? = nil, turnDetection: TurnDetectionChange? = nil) {
+        self.inputAudioFormat = inputAudioFormat
+        self.model = model
+        self.language = language
+        self.prompt = prompt
+        self.hotwords = hotwords
+        self.turnDetection = turnDetection
+    }
+
+    init(_ session: [String: Any]) throws(RealtimeEventError) {
+        if let format = session["input_audio_format"], !(format is NSNull) {
+            guard let name = format as? String, let value = RealtimeAudioFormat(rawValue: name) else {
+                throw RealtimeEventError(code: "invalid_value", "`input_audio_format` must be one of "
+                                         + RealtimeAudioFormat.allCases.map { "`\($0.rawValue)`" }.joined(separator: ", ")
+                                         + "; got \(Self.describe(format)).", param: "session.input_audio_format")
+            }
+            inputAudioFormat = value
+        }
+        if let transcription = session["input_audio_transcription"], !(transcription is NSNull) {
+            guard let fields = transcription as? [String: Any] else {
+                throw RealtimeEventError(code: "invalid_type", "`input_audio_transcription` must be an object.",
+                                         param: "session.input_audio_transcription")
+            }
+            model = try Self.string(fields, "model")
+            language = try Self.string(fields, "language")
+            prompt = try Self.string(fields, "prompt")
+            switch fields["hotwords"] {
+            case nil, is NSNull:
+                break
+            case let text as String:
+                hotwords = HotwordList.parse(text)
+            case let list as [Any]:
+                let phrases = list.compactMap { $0 as? String }
+                guard phrases.count == list.count else {
+                    throw RealtimeEventError(code: "invalid_type", "`hotwords` must be a string or a list of strings.",
+                                             param: "session.input_audio_transcription.hotwords")
+                }
+                hotwords = HotwordList.clean(phrases)
+            default:
+                throw RealtimeEventError(code: "invalid_type", "`hotwords` must be a string or a list of strings.",
+                                         param: "session.input_audio_transcription.hotwords")
+            }
+        }
+        if let detection = session["turn_detection"] {
+            if detection is NSNull {
+                turnDetection = .off
+            } else {
+                guard let fields = detection as? [String: Any] else {
+                    throw RealtimeEventError(code: "invalid_type", "`turn_detection` must be an object or null.",
+                                             param: "session.turn_detection")
+                }
+                let type = fields["type"] as? String ?? "server_vad"
+                guard type == "server_vad" else {
+                    throw RealtimeEventError(code: "invalid_value", "`turn_detection.type` `\(type)` is not supported "
+                                             + "here: use `server_vad`, or null to commit the buffer yourself.",
+                                             param: "session.turn_detection.type")
+                }
+                let threshold = try Self.number(fields, "threshold", in: 0...1)
+                let padding = try Self.number(fields, "prefix_padding_ms", in: 0...10_000).map { Int($0) }
+                let silence = try Self.number(fields, "silence_duration_ms", in: 0...10_000).map { Int($0) }
+                turnDetection = .serverVAD(threshold: threshold, prefixPaddingMilliseconds: padding,
+                                           silenceDurationMilliseconds: silence)
+            }
+        }
+    }
+
+    private static func string(_ fields: [String: Any], _ key: String) throws(RealtimeEventError) -> String? {
+        switch fields[key] {
+        case nil, is NSNull: return nil
+        case let value as String: return value
+        case let other?:
+            throw RealtimeEventError(code: "invalid_type", "`\(key)` must be a string; got \(describe(other)).",
+                                     param: "session.input_audio_transcription.\(key)")
+        }
+    }
+
+    private static func number(_ fields: [String: Any], _ key: String, in range: ClosedRange<Double>)
+        throws(RealtimeEventError) -> Double? {
+        switch fields[key] {
+        case nil, is NSNull: return nil
+        // JSON's true and false come as NSNumbers of ObjC type `c`: not numbers here.
+        case let value as NSNumber where String(cString: value.objCType) != "c" && range.contains(value.doubleValue):
+            return value.doubleValue
+        case let other?:
+            throw RealtimeEventError(code: "invalid_value", "`turn_detection.\(key)` must be a number from "
+                                     + "\(String(format: "%g", range.lowerBound)) to \(String(format: "%g", range.upperBound)); got \(describe(other)).",
+                                     param: "session.turn_detection.\(key)")
+        }
+    }
+
+    private static func describe(_ value: Any) -> String {
+        if let text = value as? String { return "`\(text)`" }
+        if let data = try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed]) {
+            return String(decoding: data, as: UTF8.self)
+        }
+        return "\(value)"
+    }
+}

@@ -1,0 +1,355 @@
+import Foundation
+import Logging
+import OpenSpeech
+import SpeechAudio
+import SpeechEngine
+import Synchronization
+
+/// One Realtime transcription session (one WebSocket): takes client events, keeps the uncommitted audio as 16 kHz
+/// samples, runs server VAD over it, and transcribes each committed item with the library's `FileTranscriber`, in
+/// order, one at a time, within the server's concurrency limit. Server events go to `output` as JSON text.
+///
+/// The audio is converted as one stream (`MonoStreamConverter`) and turns are decided on 16 kHz sample positions, so
+/// the items, and so their text, depend on the audio and the commits alone, not on how the client cut its appends.
+/// An item's text is the file transcription of its audio: `completed` carries the final results, each `delta` one of
+/// them as it becomes final.
+actor RealtimeTranscriptionSession {
+    /// The most uncommitted audio a session keeps (10 minutes); appends beyond it are refused with an error event.
+    static let maxBufferSamples = 10 * 60 * 16_000
+    /// The least audio a commit takes, as OpenAI's (100 ms).
+    static let minCommitSamples = 1_600
+
+    let id = RealtimeServerEvent.newID("sess")
+    private let executor = SessionExecutor(label: "openspeech.realtime")
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    private let configuration: ServerConfiguration
+    private let limiter: ConcurrencyLimiter
+    private let metrics: ServerMetrics
+    private let logger: Logger
+    private let output: AsyncStream<String>.Continuation
+
+    private var settings: RealtimeSessionSettings
+    private var decoder: InputAudioDecoder
+    private var converter: MonoStreamConverter
+    /// The uncommitted audio, 16 kHz; its first sample is sample `bufferStart` of the session.
+    private var buffer: [Float] = []
+    private var bufferStart: Int64 = 0
+    private var streamEnd: Int64 { bufferStart + Int64(buffer.count) }
+
+    /// Server VAD: the detector, the policy, and where the detector's chunks start on the timeline.
+    private var detector: (any VoiceActivityDetector)?
+    private var turns: RealtimeTurnDetection?
+    private var detectorOrigin: Int64 = 0
+    private var detectorChunks: Int64 = 0
+    /// The item that speech in progress will be committed as.
+    private var speechItemID: String?
+    private var previousItemID: String?
+
+    /// The last item's transcription (each waits for the one before), and all of them, to cancel on close.
+    private var lastTranscription: Task<Void, Never>?
+    private var transcriptions: [Task<Void, Never>] = []
+
+    init(configuration: ServerConfiguration, limiter: ConcurrencyLimiter, metrics: ServerMetrics, logger: Logger,
+         output: AsyncStream<String>.Continuation) throws {
+        self.configuration = configuration
+        self.limiter = limiter
+        self.metrics = metrics
+        self.logger = logger
+        self.output = output
+        let settings = try RealtimeSessionSettings(configuration: configuration)
+        self.settings = settings
+        decoder = InputAudioDecoder(format: settings.inputAudioFormat)
+        converter = try Self.makeConverter(settings.inputAudioFormat)
+        if let detection = settings.turnDetection {
+            detector = Self.makeDetector(configuration)
+            turns = RealtimeTurnDetection(detection)
+        }
+    }
+
+    /// Sends `transcription_session.created`.
+    func start() {
+        send(.sessionCreated(session: settings.sessionObject(id: id)))
+    }
+
+    /// Handles one text message from the client.
+    func receive(_ text: String) {
+        switch RealtimeClientEvent.decode(text) {
+        case .failure(let error):
+            send(.error(error))
+        case .success(let received):
+            do {
+                try handle(received.event)
+            } catch {
+                send(.error(error.about(received.eventID)))
+            }
+        }
+    }
+
+    /// A binary message: not part of the protocol.
+    func receiveBinary() {
+        send(.error(RealtimeEventError(code: "invalid_message", "Binary messages are not events: send JSON text, "
+                                       + "the audio base64-encoded in `input_audio_buffer.append`.")))
+    }
+
+    /// The connection closed: stops the transcriptions in progress and ends the output.
+    func close() {
+        for task in transcriptions { task.cancel() }
+        transcriptions.removeAll()
+        output.finish()
+    }
+
+    private func handle(_ event: RealtimeClientEvent) throws(RealtimeEventError) {
+        switch event {
+        case .updateSession(let update):
+            try apply(update)
+        case .appendAudio(let bytes):
+            try append(bytes)
+        case .commit:
+            try commitAll()
+        case .clear:
+            buffer.removeAll()
+            bufferStart = streamEnd
+            turns?.reset()
+            speechItemID = nil
+            send(.cleared)
+        }
+    }
+
+    private func apply(_ update: RealtimeSessionUpdate) throws(RealtimeEventError) {
+        let next = try settings.applying(update, configuration: configuration)
+        if next.inputAudioFormat != settings.inputAudioFormat {
+            // The old format's audio so far stays in the buffer; what follows is read in the new one.
+            feed(converter.finish())
+            do {
+                converter = try Self.makeConverter(next.inputAudioFormat)
+            } catch {
+                throw RealtimeEventError(code: "invalid_value", "The server cannot read \(next.inputAudioFormat.rawValue).",
+                                         param: "session.input_audio_format")
+            }
+            decoder = InputAudioDecoder(format: next.inputAudioFormat)
+        }
+        if let detection = next.turnDetection {
+            if detector == nil {
+                detector = Self.makeDetector(configuration)
+                detectorOrigin = streamEnd
+                detectorChunks = 0
+            }
+            var policy = RealtimeTurnDetection(detection)
+            if turns?.isSpeaking == true {
+                // Speech in progress stays in progress under the new settings.
+                _ = policy.observe(1, chunkEnd: detectorOrigin + detectorChunks * RealtimeTurnDetection.chunkLength,
+                                   bufferStart: bufferStart)
+            }
+            turns = policy
+        } else {
+            detector = nil
+            turns = nil
+            speechItemID = nil
+        }
+        settings = next
+        send(.sessionUpdated(session: settings.sessionObject(id: id)))
+    }
+
+    private func append(_ bytes: Data) throws(RealtimeEventError) {
+        let samples = decoder.decode(bytes)
+        guard !samples.isEmpty else { return }
+        guard buffer.count + samples.count * 16_000 / Int(settings.inputAudioFormat.sampleRate) <= Self.maxBufferSamples else {
+            throw RealtimeEventError(code: "input_audio_buffer_full", "The input audio buffer holds 10 minutes of audio "
+                                     + "already: commit it (or turn on server VAD) before appending more.")
+        }
+        let format = AVAudioFormat(commonFormat: .pcmFormatInt16, sampleRate: settings.inputAudioFormat.sampleRate,
+                                   channels: 1, interleaved: true)!
+        let pcm = AVAudioPCMBuffer(pcmFormat: format, frameCapacity: AVAudioFrameCount(samples.count))!
+        samples.withUnsafeBufferPointer { pcm.int16ChannelData![0].update(from: $0.baseAddress!, count: $0.count) }
+        pcm.frameLength = AVAudioFrameCount(samples.count)
+        do {
+            feed(try converter.convert(pcm))
+        } catch {
+            throw RealtimeEventError(code: "invalid_audio", "The audio could not be converted: \(error)", type: "server_error")
+        }
+    }
+
+    /// Adds 16 kHz samples to the buffer and runs server VAD over them.
+    private func feed(_ samples: [Float]) {
+        guard !samples.isEmpty else { return }
+        buffer += samples
+        guard let detector, var policy = turns else { return }
+        let probabilities = detector.process(samples)
+        for probability in probabilities {
+            detectorChunks += 1
+            let chunkEnd = detectorOrigin + detectorChunks * RealtimeTurnDetection.chunkLength
+            switch policy.observe(probability, chunkEnd: chunkEnd, bufferStart: bufferStart) {
+            case nil:
+                break
+            case .speechStarted(_, let audioStart):
+                // The item's audio starts at the prefix padding before the speech.
+                drop(before: audioStart)
+                let itemID = RealtimeServerEvent.newID("item")
+                speechItemID = itemID
+                send(.speechStarted(itemID: itemID, audioStartMilliseconds: Self.milliseconds(audioStart)))
+            case .speechStopped(let speechEnd, let commitThrough):
+                let itemID = speechItemID ?? RealtimeServerEvent.newID("item")
+                speechItemID = nil
+                send(.speechStopped(itemID: itemID, audioEndMilliseconds: Self.milliseconds(speechEnd)))
+                let count = Int(commitThrough - bufferStart)
+                let item = Array(buffer[..<count])
+                buffer.removeFirst(count)
+                bufferStart = commitThrough
+                commit(item, itemID: itemID)
+            }
+        }
+        turns = policy
+        if !policy.isSpeaking {
+            // Silence between turns is not kept beyond what the next turn's prefix padding (and a second) needs.
+            let keep = Int64(settings.turnDetection?.prefixPaddingMilliseconds ?? 0) * 16 + 16_000
+            let analyzed = detectorOrigin + detectorChunks * RealtimeTurnDetection.chunkLength
+            if analyzed - keep > bufferStart + 16_000 { drop(before: analyzed - keep) }
+        }
+    }
+
+    private func drop(before sample: Int64) {
+        let count = Int(min(max(0, sample - bufferStart), Int64(buffer.count)))
+        guard count > 0 else { return }
+        buffer.removeFirst(count)
+        bufferStart += Int64(count)
+    }
+
+    /// `input_audio_buffer.commit`: everything appended so far becomes an item.
+    private func commitAll() throws(RealtimeEventError) {
+        feed(converter.finish())
+        do {
+            converter = try Self.makeConverter(settings.inputAudioFormat)
+        } catch {
+            throw RealtimeEventError(code: "invalid_audio", "The audio converter could not restart.", type: "server_error")
+        }
+        guard buffer.count >= Self.minCommitSamples else {
+            throw RealtimeEventError(code: "input_audio_buffer_commit_empty", "Error committing input audio buffer: "
+                                     + "buffer too small. Expected at least 100 ms of audio, but buffer only has "
+                                     + "\(buffer.count / 16) ms of audio.")
+        }
+        let itemID = speechItemID ?? RealtimeServerEvent.newID("item")
+        speechItemID = nil
+        turns?.reset()
+        let item = buffer
+        buffer.removeAll()
+        bufferStart = streamEnd
+        commit(item, itemID: itemID)
+    }
+
+    /// Announces the item and queues its transcription after the items before it.
+    private func commit(_ samples: [Float], itemID: String) {
+        send(.committed(itemID: itemID, previousItemID: previousItemID))
+        previousItemID = itemID
+        let previous = lastTranscription
+        let options = settings.options(configuration)
+        let (configuration, limiter, metrics, logger, output) = (configuration, limiter, metrics, logger, output)
+        let task = Task.detached {
+            await previous?.value
+            await Self.transcribe(samples, itemID: itemID, options: options, configuration: configuration,
+                                  limiter: limiter, metrics: metrics, logger: logger, output: output)
+        }
+        lastTranscription = task
+        transcriptions.removeAll { $0.isCancelled }
+        transcriptions.append(task)
+    }
+
+    /// Transcribes one item: `delta` for each final result, then `completed`, or `failed`.
+    private static func transcribe(_ samples: [Float], itemID: String, options: FileTranscriber.Options,
+                                   configuration: ServerConfiguration, limiter: ConcurrencyLimiter,
+                                   metrics: ServerMetrics, logger: Logger,
+                                   output: AsyncStream<String>.Continuation) async {
+        guard !Task.isCancelled else { return }
+        let transcriber = FileTranscriber(options: options, store: configuration.store)
+        var acquired = false
+        do {
+            try await installModels(transcriber, configuration: configuration, logger: logger)
+            try await limiter.acquire()
+            acquired = true
+            let trim = LeadingSpaceTrim()
+            let start = ContinuousClock.now
+            let transcript = try await transcriber.transcribe(samples: samples) { event in
+                guard case .finalText(let text) = event else { return }
+                if let delta = trim(text) { output.yield(RealtimeServerEvent.transcriptionDelta(itemID: itemID, delta: delta).json) }
+            }
+            await limiter.release()
+            acquired = false
+            let elapsed = ContinuousClock.now - start
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+            let duration = Double(samples.count) / 16_000
+            metrics.transcribed(audioSeconds: duration, processingSeconds: seconds)
+            logger.info("realtime item transcribed", metadata: [
+                "item": .string(itemID), "audio_seconds": .stringConvertible(duration),
+                "processing_seconds": .stringConvertible(seconds),
+            ])
+            output.yield(RealtimeServerEvent.transcriptionCompleted(itemID: itemID, transcript: transcript.text,
+                                                                    audioSeconds: duration).json)
+        } catch {
+            if acquired { await limiter.release() }
+            if error is CancellationError || Task.isCancelled { return }
+            let failure: RealtimeEventError
+            if let error = error as? APIError {
+                failure = RealtimeEventError(code: error.code ?? "transcription_failed", error.message, type: error.type)
+            } else {
+                failure = RealtimeEventError(code: "transcription_failed", "Transcription failed: \(error)",
+                                             type: "server_error")
+            }
+            output.yield(RealtimeServerEvent.transcriptionFailed(itemID: itemID, error: failure).json)
+        }
+    }
+
+    /// Installs the item's missing models when the server may; refuses a missing transcription model otherwise.
+    private static func installModels(_ transcriber: FileTranscriber, configuration: ServerConfiguration,
+                                      logger: Logger) async throws {
+        let missing = try transcriber.missingModelIDs()
+        guard !missing.isEmpty else { return }
+        let modelID = try transcriber.requiredModelIDs()[0]
+        guard configuration.installsMissingModels else {
+            if missing.contains(modelID) {
+                throw APIError(.notFound, "The model `\(modelID)` is not installed on this server; install it with "
+                               + "`openspeech models install \(modelID)`.", param: "model", code: "model_not_installed")
+            }
+            return
+        }
+        logger.info("installing models", metadata: ["models": .string(missing.joined(separator: ","))])
+        try await transcriber.installModels()
+    }
+
+    private func send(_ event: RealtimeServerEvent) {
+        output.yield(event.json)
+    }
+
+    private static func milliseconds(_ sample: Int64) -> Int {
+        Int(sample / 16)
+    }
+
+    private static func makeConverter(_ format: RealtimeAudioFormat) throws -> MonoStreamConverter {
+        try MonoStreamConverter(inputFormat: AVAudioFormat(commonFormat: .pcmFormatInt16, sampleRate: format.sampleRate,
+                                                           channels: 1, interleaved: true)!)
+    }
+
+    /// Silero VAD when its model is installed (scored one 32 ms chunk at a time, so cuts of the input never
+    /// change a probability), else the energy detector.
+    private static func makeDetector(_ configuration: ServerConfiguration) -> any VoiceActivityDetector {
+        if let folder = configuration.store.installedDirectory(for: SpeechDetector.modelID),
+           let model = try? SileroVAD(directory: folder) {
+            return model.makeStream(batchChunks: 1)
+        }
+        return EnergyVADStream()
+    }
+}
+
+/// The deltas of one item: the transcript has no leading space, so neither has its first delta; empty ones are
+/// left out. Called by the transcriber's event handler, one event at a time.
+private final class LeadingSpaceTrim: Sendable {
+    private let started = Mutex(false)
+
+    func callAsFunction(_ text: String) -> String? {
+        started.withLock { started in
+            let delta = started ? text : String(text.drop { $0.isWhitespace })
+            guard !delta.isEmpty else { return nil }
+            started = true
+            return delta
+        }
+    }
+}

@@ -1,0 +1,202 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// OpenAI's Realtime transcription sessions over WebSocket, through the official `openai` package's realtime client
+/// (Clients/realtime_calls.py), on corpus speech converted to the API's 24 kHz PCM16.
+@Suite(.serialized) struct RealtimeSessionTests {
+    static let completed = "conversation.item.input_audio_transcription.completed"
+    static let delta = "conversation.item.input_audio_transcription.delta"
+
+    /// `clip` as a 24 kHz 16-bit mono WAV in `folder`.
+    static func wav24k(_ clip: CorpusItem, in folder: URL) throws -> URL {
+        let file = folder.appendingPathComponent("\(clip.id)-24k.wav")
+        try runCommand("ffmpeg", ["-nostdin", "-loglevel", "error", "-y", "-i", clip.originalURL.path, "-ac", "1",
+                                  "-ar", "24000", "-c:a", "pcm_s16le", file.path])
+        return file
+    }
+
+    /// Runs Clients/realtime_calls.py and returns its JSON output.
+    static func realtime(_ server: RunningServer, _ mode: String, _ arguments: [String],
+                         key: String = RunningServer.apiKey) throws -> Any {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Clients/realtime_calls.py")
+        let result = try runCommand("python3", [script.path, "\(server.baseURL)/v1", key, mode] + arguments)
+        return try JSONSerialization.jsonObject(with: result.stdout)
+    }
+
+    static func events(_ server: RunningServer, _ wav: URL, chunkMilliseconds: Int, vad: Bool) throws -> [[String: Any]] {
+        try #require(try realtime(server, "stream", [wav.path, String(chunkMilliseconds), vad ? "on" : "off"])
+                     as? [[String: Any]])
+    }
+
+    static func types(_ events: [[String: Any]]) -> [String] { events.compactMap { $0["type"] as? String } }
+
+    static func transcripts(_ events: [[String: Any]]) -> [String] {
+        events.filter { $0["type"] as? String == completed }.compactMap { $0["transcript"] as? String }
+    }
+
+    @Test("manual commit: deltas then the completed text, the file transcription's words, whatever the append size")
+    func manualCommit() async throws {
+        let clip = try #require(Corpus.item("1221-135766-0001"))
+        let folder = try makeTemporaryDirectory("openspeech-realtime")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let wav = try Self.wav24k(clip, in: folder)
+        let server = try await RunningServer.start()
+        var runs: [[[String: Any]]] = []
+        do {
+            for chunk in [20, 170, 1000] { runs.append(try Self.events(server, wav, chunkMilliseconds: chunk, vad: false)) }
+        } catch {
+            print(server.output)
+            _ = try await server.stop()
+            throw error
+        }
+        #expect(try await server.stop() == 0)
+
+        let (status, cli) = try await OpenSpeechExecutable.run(
+            ["transcribe", wav.path, "--locale", "en-US", "--model", "whisper-tiny.en", "--beam-size", "1", "--quiet"],
+            environment: ["OPENSPEECH_HOME": TestModels.home.path])
+        #expect(status == 0, "\(cli)")
+        let fileText = cli.trimmingCharacters(in: .whitespacesAndNewlines)
+
+        for (chunk, events) in zip([20, 170, 1000], runs) {
+            let types = Self.types(events)
+            #expect(Array(types.prefix(3)) == ["transcription_session.created", "transcription_session.updated",
+                                               "input_audio_buffer.committed"], "\(chunk) ms: \(types)")
+            #expect(types.last == Self.completed, "\(chunk) ms: \(types)")
+            #expect(!types.contains("error") && !types.contains("input_audio_buffer.speech_started"), "\(types)")
+            let transcript = try #require(Self.transcripts(events).first)
+            #expect(transcript == fileText, "\(chunk) ms: realtime and file transcription differ")
+            let deltas = events.filter { $0["type"] as? String == Self.delta }.compactMap { $0["delta"] as? String }
+            #expect(!deltas.isEmpty && deltas.joined() == transcript, "\(deltas)")
+            let committed = try #require(events.first { $0["type"] as? String == "input_audio_buffer.committed" })
+            #expect(events.filter { $0["type"] as? String == Self.completed || $0["type"] as? String == Self.delta }
+                .allSatisfy { $0["item_id"] as? String == committed["item_id"] as? String })
+            let session = try #require(events[1]["session"] as? [String: Any])
+            #expect(session["turn_detection"] is NSNull && session["input_audio_format"] as? String == "pcm16")
+        }
+        let rate = wordErrorRate(fileText, clip.transcript)
+        print("realtime manual commit WER \(rate): \(fileText)")
+        #expect(rate <= 0.1)
+    }
+
+    @Test("server VAD: speech_started/stopped, committed items, deltas and completed text; the same whatever the append size")
+    func serverVAD() async throws {
+        let clip = try #require(Corpus.item("jfk"))
+        let folder = try makeTemporaryDirectory("openspeech-realtime")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let wav = try Self.wav24k(clip, in: folder)
+        let server = try await RunningServer.start()
+        var runs: [[[String: Any]]] = []
+        do {
+            for chunk in [20, 100, 333] { runs.append(try Self.events(server, wav, chunkMilliseconds: chunk, vad: true)) }
+        } catch {
+            print(server.output)
+            _ = try await server.stop()
+            throw error
+        }
+        #expect(try await server.stop() == 0)
+
+        /// What must not depend on the append size: the turns' times and the items' texts.
+        func outline(_ events: [[String: Any]]) -> [String] {
+            events.compactMap { event in
+                switch event["type"] as? String {
+                case "input_audio_buffer.speech_started": "started \(event["audio_start_ms"] as? Int ?? -1)"
+                case "input_audio_buffer.speech_stopped": "stopped \(event["audio_end_ms"] as? Int ?? -1)"
+                case Self.completed: "text \(event["transcript"] as? String ?? "")"
+                default: nil
+                }
+            }.sorted()
+        }
+        let first = runs[0]
+        print("server VAD events: \(outline(first))")
+        for (chunk, events) in zip([20, 100, 333], runs) {
+            #expect(outline(events) == outline(first), "\(chunk) ms differs from 20 ms")
+            // Each turn: started, stopped, committed, completed for one item id, in that order.
+            let started = events.filter { $0["type"] as? String == "input_audio_buffer.speech_started" }
+            #expect(!started.isEmpty)
+            for start in started {
+                let item = try #require(start["item_id"] as? String)
+                let order = events.filter { $0["item_id"] as? String == item }.compactMap { $0["type"] as? String }
+                    .filter { $0 != Self.delta }
+                #expect(order == ["input_audio_buffer.speech_started", "input_audio_buffer.speech_stopped",
+                                  "input_audio_buffer.committed", Self.completed], "\(order)")
+                let stop = try #require(events.first { $0["item_id"] as? String == item
+                    && $0["type"] as? String == "input_audio_buffer.speech_stopped" })
+                #expect((stop["audio_end_ms"] as? Int ?? 0) > (start["audio_start_ms"] as? Int ?? 0))
+            }
+        }
+        let text = Self.transcripts(first).joined(separator: " ")
+        let rate = wordErrorRate(text, clip.transcript)
+        print("realtime server VAD WER \(rate): \(text)")
+        #expect(rate <= 0.15)
+    }
+
+    @Test("malformed JSON, unknown events, bad base64, bad settings, binary: error events, and the session goes on")
+    func badEvents() async throws {
+        let clip = try #require(Corpus.item("1221-135766-0002"))
+        let folder = try makeTemporaryDirectory("openspeech-realtime")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let wav = try Self.wav24k(clip, in: folder)
+        let server = try await RunningServer.start()
+        let result: [String: Any]
+        do {
+            result = try #require(try Self.realtime(server, "errors", [wav.path]) as? [String: Any])
+        } catch {
+            print(server.output)
+            _ = try await server.stop()
+            throw error
+        }
+        #expect(try await server.stop() == 0)
+        let expected: [String: (code: String, param: String?)] = [
+            "malformed": ("invalid_json", nil), "not_object": ("invalid_json", nil), "unknown": ("unknown_event", "type"),
+            "bad_base64": ("invalid_value", "audio"), "no_audio": ("missing_required_parameter", "audio"),
+            "bad_threshold": ("invalid_value", "session.turn_detection.threshold"),
+            "bad_format": ("invalid_value", "session.input_audio_format"),
+            "bad_model": ("model_not_found", "session.input_audio_transcription.model"),
+            "empty_commit": ("input_audio_buffer_commit_empty", nil), "binary": ("invalid_message", nil),
+        ]
+        for (name, want) in expected {
+            let event = try #require(result[name] as? [String: Any], "\(name)")
+            #expect(event["type"] as? String == "error", "\(name): \(event)")
+            let error = try #require(event["error"] as? [String: Any], "\(name)")
+            #expect(error["code"] as? String == want.code, "\(name): \(error)")
+            #expect((error["param"] as? String) == want.param, "\(name): \(error)")
+            #expect((error["message"] as? String)?.isEmpty == false && error["type"] as? String == "invalid_request_error")
+            #expect(error.keys.contains("event_id"))
+        }
+        #expect(((result["unknown"] as? [String: Any])?["error"] as? [String: Any])?["event_id"] as? String == "client_7")
+        // The rejected updates changed nothing; the valid one applied.
+        let updated = try #require(result["updated"] as? [String: Any])
+        #expect(updated["type"] as? String == "transcription_session.updated")
+        let after = try #require(result["after"] as? [[String: Any]])
+        let text = try #require(Self.transcripts(after).first)
+        #expect(wordErrorRate(text, clip.transcript) <= 0.15, "\(text)")
+    }
+
+    @Test("the API key applies to the WebSocket; a wrong key or intent gets an error event and a close, no session")
+    func refused() async throws {
+        let server = try await RunningServer.start()
+        let result: [String: Any]
+        let plain: CurlResponse, wrongKey: CurlResponse
+        do {
+            result = try #require(try Self.realtime(server, "refused", []) as? [String: Any])
+            plain = try curl("\(server.baseURL)/v1/realtime?intent=transcription", [])
+            wrongKey = try curl("\(server.baseURL)/v1/realtime", [], key: "wrong")
+        } catch {
+            print(server.output)
+            _ = try await server.stop()
+            throw error
+        }
+        #expect(try await server.stop() == 0)
+        for (name, code) in [("wrong_key", "invalid_api_key"), ("no_intent", "unsupported_intent")] {
+            let outcome = try #require(result[name] as? [String: Any], "\(name)")
+            let event = try #require(outcome["event"] as? [String: Any])
+            #expect(event["type"] as? String == "error", "\(name): \(event)")
+            #expect((event["error"] as? [String: Any])?["code"] as? String == code, "\(name): \(event)")
+            #expect(outcome["closed"] as? Int == 1008, "\(name): \(outcome)")
+        }
+        // A plain HTTP request to the endpoint is told to use a WebSocket; with a wrong key, it gets 401 first.
+        #expect(plain.status == 400 && plain.error?["code"] as? String == "websocket_required", "\(plain.body)")
+        #expect(wrongKey.status == 401 && wrongKey.isOpenAIError, "\(wrongKey.body)")
+    }
+}
