@@ -17,6 +17,11 @@ struct TranscriptionRequest: Sendable {
     var wordTimestamps: Bool
     var segmentTimestamps: Bool
     var stream: Bool
+    /// The `prompt` field: text as if heard before the audio.
+    var prompt: String?
+    /// The `temperature` field: 0 (or none) decodes at 0 with Whisper's fallback to higher temperatures, as
+    /// OpenAI documents; above 0, that temperature only.
+    var temperature: Double?
 
     /// OpenAI's model names, all served by the server's default model.
     static let aliases: Set<String> = ["whisper-1", "gpt-4o-transcribe", "gpt-4o-mini-transcribe"]
@@ -87,7 +92,9 @@ struct TranscriptionRequest: Sendable {
                 throw APIError(.badRequest, "temperature must be a number from 0 to 1.", param: "temperature",
                                code: "invalid_value")
             }
+            self.temperature = value
         }
+        prompt = upload.field("prompt").flatMap { $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : $0 }
         stream = ["true", "1"].contains(upload.field("stream")?.lowercased() ?? "")
     }
 
@@ -95,7 +102,8 @@ struct TranscriptionRequest: Sendable {
     func options(_ configuration: ServerConfiguration) -> FileTranscriber.Options {
         FileTranscriber.Options(
             locale: locale, modelID: modelID, beamSize: configuration.beamSize,
-            wordTimestamps: wordTimestamps && format == .verboseJSON, detectsSpeech: configuration.detectsSpeech,
-            computeType: configuration.computeType)
+            wordTimestamps: (wordTimestamps && format == .verboseJSON) || format == .srt || format == .vtt,
+            detectsSpeech: configuration.detectsSpeech, computeType: configuration.computeType, prompt: prompt,
+            temperatures: temperature.flatMap { $0 > 0 ? [$0] : nil })
     }
 }
