@@ -3,16 +3,16 @@ import OpenSpeech
 
 /// `transcribe`'s subtitle options: how SRT and WebVTT cues are cut (whisper's CLI names, dashed).
 struct SubtitleOptions: ParsableArguments {
-    @Option(help: "Subtitles: characters a line at most; 0 keeps one cue per transcript segment.")
+    @Option(help: "characters a line at most; 0 keeps one cue per transcript segment.")
     var maxLineWidth: Int = 42
 
-    @Option(help: "Subtitles: lines a cue at most.")
+    @Option(help: "lines a cue at most.")
     var maxLineCount: Int = 2
 
-    @Option(help: "Subtitles: seconds a cue at most.")
+    @Option(help: "seconds a cue at most.")
     var maxCueDuration: Double = 7
 
-    @Option(help: "Subtitles: seconds between cues at least (a cue ends earlier, never later than its last word).")
+    @Option(help: "seconds between cues at least (a cue ends earlier, never later than its last word).")
     var minCueGap: Double = 0.08
 
     @Flag(help: "WebVTT: each word's start as a timestamp tag (<00:00:01.200>), for players that highlight it.")

@@ -9,6 +9,11 @@ import TestSupport
 /// `--version`. tiny.en at beam 1: the tests are about the documents, not the words.
 @Suite(.serialized) struct SubtitleOutputTests {
     static var environment: [String: String] { ["OPENSPEECH_HOME": TestModels.home.path] }
+
+    /// The corpus-style word error rate of `text` against `reference`.
+    static func wordErrorRate(_ text: String, _ reference: String) -> Double {
+        WordErrorRate.score(reference: reference, hypothesis: text, language: "en").rate
+    }
     static let fast = ["--locale", "en-US", "--model", "whisper-tiny.en", "--beam-size", "1", "--no-download", "--quiet"]
 
     /// A cue read back from a document: times, lines (unescaped).
@@ -191,7 +196,7 @@ import TestSupport
         #expect(json["language"] as? String == "english")
         #expect(abs((json["duration"] as? Double ?? 0) - clip.durationSeconds) < 0.1)
         let text = try #require(json["text"] as? String)
-        #expect(wordErrorRate(text, clip.transcript) <= 0.15, "\(text)")
+        #expect(Self.wordErrorRate(text, clip.transcript) <= 0.15, "\(text)")
         let segments = try #require(json["segments"] as? [[String: Any]])
         #expect(!segments.isEmpty)
         for (index, segment) in segments.enumerated() {
@@ -207,7 +212,7 @@ import TestSupport
             #expect(segment["temperature"] as? Double == 0, "greedy, without fallback on clear speech")
         }
         let words = try #require(json["words"] as? [[String: Any]])
-        #expect(wordErrorRate(words.compactMap { $0["word"] as? String }.joined(separator: " "), text) == 0)
+        #expect(Self.wordErrorRate(words.compactMap { $0["word"] as? String }.joined(separator: " "), text) == 0)
     }
 
     @Test("-o FILE with --max-line-width 0: one cue per segment; --highlight-words: WebVTT word tags FFmpeg reads; options parse")
@@ -229,7 +234,7 @@ import TestSupport
         let srt = Self.parse(try String(contentsOf: base.appendingPathExtension("srt"), encoding: .utf8), vtt: false)
         #expect(srt.count == segments.count)
         #expect(srt.map { $0.lines.joined(separator: " ") } == segments.compactMap { $0["text"] as? String })
-        #expect(wordErrorRate(json["text"] as? String ?? "", clip.transcript) <= 0.15)
+        #expect(Self.wordErrorRate(json["text"] as? String ?? "", clip.transcript) <= 0.15)
 
         let vttFile = folder.appendingPathComponent("words.vtt")
         let (vttStatus, vttOutput) = try await OpenSpeechExecutable.run(
