@@ -7,7 +7,7 @@ struct OpenSpeechCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "openspeech",
         abstract: "Speech to text on open Whisper models, on the CPU.",
-        version: OpenSpeechVersion.description,
+        version: BuildInfo.description,
         subcommands: [TranscribeCommand.self, ListenCommand.self, ModelsCommand.self, AudioInfoCommand.self,
                       ServeCommand.self])
 }

@@ -77,7 +77,7 @@ struct TranscribeCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = CommandLogging.logger("openspeech.transcribe", verbose: verbose)
         decoding.applyThreads()
-        logger.debug("\(OpenSpeechVersion.description)")
+        logger.debug("\(BuildInfo.description)")
         if files == ["-"] { return try await transcribeStandardInput() }
         let requested = locale.map { Locale(identifier: $0) }
             ?? (Locale.current.language.languageCode == nil ? Locale(identifier: "en-US") : Locale.current)

@@ -255,7 +255,7 @@ import TestSupport
     func version() async throws {
         let (status, output) = try await OpenSpeechExecutable.run(["--version"], environment: [:])
         #expect(status == 0, "\(output)")
-        #expect(output.hasPrefix("OpenSpeech \(OpenSpeechVersion.version) — engine: "), "\(output)")
+        #expect(output.hasPrefix("OpenSpeech \(BuildInfo.version) — engine: "), "\(output)")
         #expect(output.split(separator: "\n").count == 1, "one line: \(output)")
     }
 }

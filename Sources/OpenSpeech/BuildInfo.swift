@@ -1,7 +1,7 @@
 import SpeechEngine
 
 /// The package's version and what the engine runs on here. Not in Apple's API.
-public enum OpenSpeechVersion {
+public enum BuildInfo {
     /// The package's version (semantic versioning).
     public static let version = "0.1.0"
 
