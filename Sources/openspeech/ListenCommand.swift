@@ -31,6 +31,8 @@ struct ListenCommand: AsyncParsableCommand {
     @Option(help: "Precision of the engine's products: auto, int8, int8_float32, bfloat16, float16 or float32.")
     var computeType: ComputeType = .default
 
+    @OptionGroup var vocabulary: VocabularyOptions
+
     @Flag(help: "Fail instead of installing a missing model.")
     var noDownload = false
 
@@ -63,7 +65,7 @@ struct ListenCommand: AsyncParsableCommand {
         let live = try LiveTranscription(locale: locale.map { Locale(identifier: $0) }, modelID: model, computeType: computeType)
         let output = try LiveOutput(format: format, outputPath: self.output)
         let progress = ProgressLine(enabled: !quiet)
-        try await live.prepare(noDownload: noDownload, progress: progress)
+        try await live.prepare(noDownload: noDownload, progress: progress, contextualStrings: try vocabulary.phrases())
 
         let (stream, continuation) = AsyncStream<AnalyzerInput>.makeStream()
         let engine = AVAudioEngine()

@@ -35,8 +35,9 @@ struct LiveTranscription {
         return format
     }
 
-    /// Installs missing models (or fails under `noDownload` when the transcriber's is missing), then loads them.
-    func prepare(noDownload: Bool, progress: ProgressLine) async throws {
+    /// Installs missing models (or fails under `noDownload` when the transcriber's is missing), then loads them, with
+    /// `contextualStrings` (words to favour) as the analysis context.
+    func prepare(noDownload: Bool, progress: ProgressLine, contextualStrings: [String]) async throws {
         let files = FileTranscriber(options: .init(locale: locale, modelID: modelID, detectsSpeech: true, computeType: computeType))
         let missing = try files.missingModelIDs()
         if !missing.isEmpty {
@@ -51,6 +52,11 @@ struct LiveTranscription {
                 }
                 progress.clear()
             }
+        }
+        if !contextualStrings.isEmpty {
+            let context = AnalysisContext()
+            context.contextualStrings[.general] = contextualStrings
+            try await analyzer.setContext(context)
         }
         try await analyzer.prepareToAnalyze(in: try await audioFormat())
     }

@@ -43,6 +43,8 @@ struct TranscribeCommand: AsyncParsableCommand {
     @Option(help: "Beam width (1 = greedy, faster; default 5).")
     var beamSize: Int?
 
+    @OptionGroup var vocabulary: VocabularyOptions
+
     @Flag(help: "Word-level time stamps (in JSON output; subtitles and JSON always have them).")
     var wordTimestamps = false
 
@@ -86,8 +88,8 @@ struct TranscribeCommand: AsyncParsableCommand {
         }
         let transcriber = FileTranscriber(options: .init(
             locale: chosen, modelID: model, beamSize: beamSize, wordTimestamps: format.needsWordTimes || wordTimestamps,
-            detectsSpeech: !noVad, strict: strict, computeType: computeType, prompt: decoding.prompt,
-            temperatures: decoding.temperatures))
+            detectsSpeech: !noVad, strict: strict, computeType: computeType, contextualStrings: try vocabulary.phrases(),
+            prompt: decoding.prompt, temperatures: decoding.temperatures))
         logger.debug("options: \(transcriber.options)")
         let progress = ProgressLine(enabled: !quiet)
         try await installModels(transcriber, progress: progress)
@@ -127,7 +129,8 @@ struct TranscribeCommand: AsyncParsableCommand {
         let streaming = format == .text || format == .json
         if streaming && output != nil { throw ValidationError("-o/--output with stdin takes srt, vtt, tsv or all.") }
         let liveOutput = streaming ? try LiveOutput(format: format == .json ? .jsonl : .text, outputPath: nil) : nil
-        try await live.prepare(noDownload: noDownload, progress: ProgressLine(enabled: !quiet))
+        try await live.prepare(noDownload: noDownload, progress: ProgressLine(enabled: !quiet),
+                               contextualStrings: try vocabulary.phrases())
         let failure = Mutex<String?>(nil)
         let input = StandardInputAudio.stream(
             raw: .init(sample: .int16, sampleRate: Double(rawSampleRate), channels: rawChannels),

@@ -85,7 +85,7 @@ import TestSupport
         #expect(model.terms[0].phonemes == ["w I n aU @`"])
         #expect(model.clientIdentifier == "com.example.chess")
 
-        // The default cap keeps the prompt short; terms always come first.
+        // The default caps bound the list; terms always come first.
         let capped = try CustomLanguageModelVocabulary.contextualStrings(for: configuration)
         #expect(capped.count <= CustomLanguageModelVocabulary.defaultLimit)
         #expect(capped.joined(separator: ", ").count <= CustomLanguageModelVocabulary.defaultCharacterLimit)

@@ -13,7 +13,8 @@ struct FasterWhisperParityTests {
     /// Our segments for `clip` with options matching `reference`.
     static func transcribe(_ id: String, options: TranscriptionOptions) async throws -> [Segment] {
         let item = try #require(Corpus.item(id))
-        return try await SharedModels.tinyEn().transcribe(samples: try WAV.read(item.wav16kURL), options: options)
+        let model = try await SharedModels.tinyEn()
+        return try await offCooperativePool { try model.transcribe(samples: try WAV.read(item.wav16kURL), options: options) }
     }
 
     @Test("float32, beam 1, temperature 0, timestamps: token-identical on ≥ 90 % of English clips, < 1 point WER apart on the rest")

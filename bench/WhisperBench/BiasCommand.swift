@@ -10,7 +10,7 @@ struct BiasCommand: ParsableCommand {
 
     @Option(help: "Dev set folder (manifest.tsv, wav16k/).") var set = "../shared/bias"
     @Option(help: "CTranslate2 Whisper model directory.") var model: String
-    @Option(help: "Biasing list: none, 100, 1000, distractors (the N=100 list without the utterance's rare words).")
+    @Option(help: "Biasing list: none, 10, 100, 1000, distractors (the N=100 list without the utterance's rare words). 10: the utterance's rare words and every tenth distractor of the N=100 list (a short list, as people type).")
     var list = "100"
     @Flag(help: "Give the list as the initial prompt (words joined with \", \").") var prompt = false
     @Flag(help: "Boost the list's words in decoding (token trie, shallow fusion).") var trie = false
@@ -41,6 +41,10 @@ struct BiasCommand: ParsableCommand {
             let words: [String]
             switch list {
             case "none": words = []
+            case "10":
+                let rare = Set(row[rareC].split(separator: " ").map(String.init))
+                let distractors = row[b100C].split(separator: " ").map(String.init).filter { !rare.contains($0) }
+                words = (distractors.enumerated().filter { $0.offset % 10 == 0 }.map(\.element) + rare).sorted()
             case "100": words = row[b100C].split(separator: " ").map(String.init)
             case "1000": words = row[b1000C].split(separator: " ").map(String.init)
             case "distractors":

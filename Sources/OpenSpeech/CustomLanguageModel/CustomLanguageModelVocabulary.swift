@@ -2,11 +2,11 @@ import Foundation
 
 /// What recognition takes from a prepared custom language model: its vocabulary as contextual strings.
 enum CustomLanguageModelVocabulary {
-    /// At most this many strings by default: Whisper's prompt holds about 220 tokens, shared with the text
-    /// already transcribed.
-    static let defaultLimit = 50
-    /// At most this many characters by default, the strings joined by ", " (about 150 tokens).
-    static let defaultCharacterLimit = 600
+    /// At most this many strings by default. Decoding boosts every one (a trie of their tokens, whose cost grows
+    /// little with its size); the prompt takes them only when they are few (`PromptComposition`).
+    static let defaultLimit = 1_000
+    /// At most this many characters by default, the strings joined by ", ".
+    static let defaultCharacterLimit = 30_000
 
     /// The vocabulary of the model `configuration` names, best first: its terms (graphemes, in order), then its
     /// phrases by descending count; each once. At most `limit` strings (scaled by the configuration's weight, 0

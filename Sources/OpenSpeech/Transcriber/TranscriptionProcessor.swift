@@ -327,15 +327,12 @@ actor TranscriptionProcessor: ModuleProcessor {
         return options
     }
 
-    /// The context's words, then the tail of `text`, as prompt tokens.
-    /// The prompt: the contextual strings (at most half of Whisper's 223 prompt tokens, the first ones kept), then
-    /// as much of the text before as fits, so a long transcript never pushes the context out.
+    /// The prompt before the next window: the context's words (when few), then the tail of `text`.
     private func promptTokens(_ text: String) -> [Int] {
         guard let model else { return [] }
-        let limit = 223
-        let context = contextPrompt.isEmpty ? [] : Array(model.tokenizer.encode(" " + contextPrompt + ".").prefix(limit / 2))
-        let previous = text.isEmpty ? [] : model.tokenizer.encode(text).suffix(limit - context.count)
-        return context + previous
+        let composition = PromptComposition(
+            contextTokens: contextPrompt.isEmpty ? [] : model.tokenizer.encode(" " + contextPrompt + "."))
+        return composition.tokens(previous: text.isEmpty ? [] : model.tokenizer.encode(text))
     }
 
     private func notPrepared() -> SFSpeechError {
