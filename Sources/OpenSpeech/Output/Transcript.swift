@@ -5,13 +5,16 @@ import SpeechAudio
 /// values, JSON (OpenAI's `verbose_json` shape).
 /// Not in Apple's API; built from final `SpeechTranscriber` results, so the CLI and the server share it.
 public struct Transcript: Sendable, Codable, Equatable {
+    /// A word with its time range (seconds) and, when asked, the decoder's probability for it.
     public struct Word: Sendable, Codable, Equatable {
         public var start: Double
         public var end: Double
+        /// The word without surrounding spaces.
         public var word: String
         public var confidence: Double?
     }
 
+    /// A final result: its time range (seconds), its text, its timed words (none without word times).
     public struct Segment: Sendable, Codable, Equatable {
         public var start: Double
         public var end: Double
