@@ -51,6 +51,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // `swift package generate-documentation` (scripts/docs): the DocC catalog of the OpenSpeech module.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // System libraries.
@@ -103,6 +105,7 @@ let package = Package(
             dependencies: [
                 "OpenSpeech", "OpenSpeechServer", "SpeechAudio", "SpeechAssets", "SpeechEngine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
 
         // Benchmarks (bench/).

@@ -17,6 +17,11 @@ struct TranscriptionRequest: Sendable {
     var wordTimestamps: Bool
     var segmentTimestamps: Bool
     var stream: Bool
+    /// The `prompt` field: text as if heard before the audio.
+    var prompt: String?
+    /// The `temperature` field: 0 (or none) decodes at 0 with Whisper's fallback to higher temperatures, as
+    /// OpenAI documents; above 0, that temperature only.
+    var temperature: Double?
     /// Words and phrases the decoder favours (`hotwords`, as speaches takes it), apart from `prompt`.
     var hotwords: [String]
 
@@ -89,7 +94,9 @@ struct TranscriptionRequest: Sendable {
                 throw APIError(.badRequest, "temperature must be a number from 0 to 1.", param: "temperature",
                                code: "invalid_value")
             }
+            self.temperature = value
         }
+        prompt = upload.field("prompt").flatMap { $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : $0 }
         stream = ["true", "1"].contains(upload.field("stream")?.lowercased() ?? "")
         hotwords = HotwordList.parse(upload.field("hotwords") ?? "")
     }
@@ -98,7 +105,8 @@ struct TranscriptionRequest: Sendable {
     func options(_ configuration: ServerConfiguration) -> FileTranscriber.Options {
         FileTranscriber.Options(
             locale: locale, modelID: modelID, beamSize: configuration.beamSize,
-            wordTimestamps: wordTimestamps && format == .verboseJSON, detectsSpeech: configuration.detectsSpeech,
-            computeType: configuration.computeType, contextualStrings: hotwords)
+            wordTimestamps: (wordTimestamps && format == .verboseJSON) || format == .srt || format == .vtt,
+            detectsSpeech: configuration.detectsSpeech, computeType: configuration.computeType,
+            contextualStrings: hotwords, prompt: prompt, temperatures: temperature.flatMap { $0 > 0 ? [$0] : nil })
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import OpenSpeech
 import Synchronization
 
@@ -7,7 +8,7 @@ import Synchronization
 struct TranscribeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "transcribe",
-        abstract: "Transcribe audio or video files to text, SRT, WebVTT or JSON.")
+        abstract: "Transcribe audio or video files to text, SRT, WebVTT, TSV or JSON.")
 
     @Argument(help: "Audio or video files; - reads WAV or raw audio from stdin as it arrives, with live results.", completion: .file())
     var files: [String]
@@ -24,18 +25,27 @@ struct TranscribeCommand: AsyncParsableCommand {
     @Option(help: "Catalog model to use instead of the locale's default (see `openspeech models list`).")
     var model: String?
 
-    @Option(help: "Output format: text, srt, vtt or json.")
-    var format: Transcript.Format = .text
+    @Option(help: "Output format: text, srt, vtt, json (OpenAI's verbose_json), tsv, or all (one file each).")
+    var format: OutputFormat = .text
 
-    @Option(help: "Write one file per input into this folder (NAME.txt/.srt/.vtt/.json) instead of stdout.")
+    @Option(help: "Write one file per input into this folder (NAME.txt/.srt/.vtt/.json/.tsv) instead of stdout (all: default the current folder).")
     var outputDir: String?
+
+    @Option(name: [.customShort("o"), .customLong("output")], help: "Write the transcript of the single input to this file (all: its name with each format's extension).", completion: .file())
+    var output: String?
+
+    @OptionGroup(title: "Subtitles")
+    var subtitles: SubtitleOptions
+
+    @OptionGroup(title: "Decoding")
+    var decoding: DecodingOptions
 
     @Option(help: "Beam width (1 = greedy, faster; default 5).")
     var beamSize: Int?
 
     @OptionGroup var vocabulary: VocabularyOptions
 
-    @Flag(help: "Word-level time stamps (in JSON output).")
+    @Flag(help: "Word-level time stamps (in JSON output; subtitles and JSON always have them).")
     var wordTimestamps = false
 
     @Flag(help: "Fail instead of installing a missing model.")
@@ -53,15 +63,23 @@ struct TranscribeCommand: AsyncParsableCommand {
     @Flag(help: "No progress or warnings on stderr.")
     var quiet = false
 
+    @Flag(help: "Log what the engine does on stderr (else the level OPENSPEECH_LOG_LEVEL names).")
+    var verbose = false
+
     func validate() throws {
         if let beamSize, !(1...16).contains(beamSize) { throw ValidationError("--beam-size must be from 1 to 16.") }
         if files.contains("-") && files.count > 1 { throw ValidationError("- (stdin) must be the only input.") }
         if rawSampleRate < 1_000 || !(1...16).contains(rawChannels) {
             throw ValidationError("--raw-sample-rate must be at least 1000 and --raw-channels from 1 to 16.")
         }
+        if output != nil && files.count > 1 { throw ValidationError("-o/--output takes a single input; use --output-dir.") }
+        if output != nil && outputDir != nil { throw ValidationError("give -o/--output or --output-dir, not both.") }
     }
 
     func run() async throws {
+        let logger = CommandLogging.logger("openspeech.transcribe", verbose: verbose)
+        decoding.applyThreads()
+        logger.debug("\(BuildInfo.description)")
         if files == ["-"] { return try await transcribeStandardInput() }
         let requested = locale.map { Locale(identifier: $0) }
             ?? (Locale.current.language.languageCode == nil ? Locale(identifier: "en-US") : Locale.current)
@@ -69,13 +87,16 @@ struct TranscribeCommand: AsyncParsableCommand {
             throw CommandFailure("no model transcribes \(requested.identifier); see `openspeech models list`.")
         }
         let transcriber = FileTranscriber(options: .init(
-            locale: chosen, modelID: model, beamSize: beamSize, wordTimestamps: format != .text || wordTimestamps,
-            detectsSpeech: !noVad, strict: strict, computeType: computeType, contextualStrings: try vocabulary.phrases()))
+            locale: chosen, modelID: model, beamSize: beamSize, wordTimestamps: format.needsWordTimes || wordTimestamps,
+            detectsSpeech: !noVad, strict: strict, computeType: computeType, contextualStrings: try vocabulary.phrases(),
+            prompt: decoding.prompt, temperatures: decoding.temperatures))
+        logger.debug("options: \(transcriber.options)")
         let progress = ProgressLine(enabled: !quiet)
         try await installModels(transcriber, progress: progress)
         var failures = 0
         for path in files {
             let name = URL(fileURLWithPath: path).lastPathComponent
+            let started = ContinuousClock.now
             do {
                 let transcript = try await transcriber.transcribe(contentsOf: URL(fileURLWithPath: path)) { event in
                     switch event {
@@ -89,6 +110,8 @@ struct TranscribeCommand: AsyncParsableCommand {
                     }
                 }
                 progress.clear()
+                let seconds = (ContinuousClock.now - started) / .seconds(1)
+                logger.info("\(path): \(transcript.segments.count) segments, \(String(format: "%.1f", transcript.duration)) s of audio in \(String(format: "%.1f", seconds)) s")
                 try write(transcript, for: path)
             } catch {
                 progress.clear()
@@ -100,18 +123,19 @@ struct TranscribeCommand: AsyncParsableCommand {
     }
 
     /// `transcribe -`: stdin through the live pipeline. Text and JSON are written as results come (JSON as JSON
-    /// Lines); SRT and WebVTT once stdin ends.
+    /// Lines); SRT, WebVTT and TSV once stdin ends.
     private func transcribeStandardInput() async throws {
         let live = try LiveTranscription(locale: locale.map { Locale(identifier: $0) }, modelID: model, computeType: computeType)
         let streaming = format == .text || format == .json
-        let output = streaming ? try LiveOutput(format: format == .json ? .jsonl : .text, outputPath: nil) : nil
+        if streaming && output != nil { throw ValidationError("-o/--output with stdin takes srt, vtt, tsv or all.") }
+        let liveOutput = streaming ? try LiveOutput(format: format == .json ? .jsonl : .text, outputPath: nil) : nil
         try await live.prepare(noDownload: noDownload, progress: ProgressLine(enabled: !quiet),
                                contextualStrings: try vocabulary.phrases())
         let failure = Mutex<String?>(nil)
         let input = StandardInputAudio.stream(
             raw: .init(sample: .int16, sampleRate: Double(rawSampleRate), channels: rawChannels),
             to: try await live.audioFormat()) { message in failure.withLock { $0 = message } }
-        let finals = try await live.run(input, output: output)
+        let finals = try await live.run(input, output: liveOutput)
         if let message = failure.withLock({ $0 }) { throw CommandFailure(message) }
         if !streaming {
             let end = finals.last.map { $0.range.end.seconds } ?? 0
@@ -139,16 +163,27 @@ struct TranscribeCommand: AsyncParsableCommand {
     }
 
     private func write(_ transcript: Transcript, for path: String) throws {
-        let text = try transcript.formatted(as: format)
-        guard let outputDir else {
-            FileHandle.standardOutput.write(Data(text.utf8))
+        let documents = try format.formats.map { format in
+            (format, try transcript.formatted(as: format, layout: subtitles.layout, highlightWords: subtitles.highlightWords))
+        }
+        if let output {
+            let file = URL(fileURLWithPath: output)
+            for (format, text) in documents {
+                let url = self.format == .all ? file.deletingPathExtension().appendingPathExtension(format.fileExtension) : file
+                try Data(text.utf8).write(to: url, options: .atomic)
+            }
             return
         }
-        let folder = URL(fileURLWithPath: outputDir, isDirectory: true)
+        guard outputDir != nil || format == .all else {
+            FileHandle.standardOutput.write(Data(documents[0].1.utf8))
+            return
+        }
+        let folder = URL(fileURLWithPath: outputDir ?? ".", isDirectory: true)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
-        let fileExtension = format == .text ? "txt" : format.rawValue
-        try Data(text.utf8).write(to: folder.appendingPathComponent("\(name).\(fileExtension)"), options: .atomic)
+        for (format, text) in documents {
+            try Data(text.utf8).write(to: folder.appendingPathComponent("\(name).\(format.fileExtension)"), options: .atomic)
+        }
     }
 }
 

@@ -29,10 +29,16 @@ public struct FileTranscriber: Sendable {
         /// Words and phrases to favour (names, jargon): the analysis context's contextual strings, so they go into
         /// the model's prompt and are boosted in decoding.
         public var contextualStrings: [String]
+        /// Text as if heard before the audio (spelling, style, names), as whisper's `--initial_prompt`.
+        public var prompt: String?
+        /// The temperature fallback's temperatures, tried in order (nil: 0, 0.2 ... 1.0; `[0]`: no fallback).
+        public var temperatures: [Double]?
 
         public init(locale: Locale, modelID: String? = nil, beamSize: Int? = nil, wordTimestamps: Bool = false,
                     detectsSpeech: Bool = true, strict: Bool = false, computeType: ComputeType = .default,
-                    contextualStrings: [String] = []) {
+                    contextualStrings: [String] = [], prompt: String? = nil, temperatures: [Double]? = nil) {
+            self.prompt = prompt
+            self.temperatures = temperatures
             self.computeType = computeType
             self.contextualStrings = contextualStrings
             self.locale = locale
@@ -164,7 +170,8 @@ public struct FileTranscriber: Sendable {
             locale: options.locale, transcriptionOptions: [], reportingOptions: [],
             attributeOptions: timed ? [.audioTimeRange, .transcriptionConfidence] : [],
             engineConfiguration: .init(modelID: options.modelID, beamSize: options.beamSize, wordTimestamps: timed,
-                                       computeType: options.computeType),
+                                       computeType: options.computeType, initialPrompt: options.prompt,
+                                       temperatures: options.temperatures),
             modelStore: store)
         let detector = options.detectsSpeech
             ? SpeechDetector(detectionOptions: .init(sensitivityLevel: .medium), reportResults: false, modelStore: store)

@@ -1,25 +1,31 @@
 import Foundation
 import SpeechAudio
 
-/// A finished transcription as documents people use: plain text, SubRip and WebVTT subtitles, JSON.
+/// A finished transcription as documents people use: plain text, SubRip and WebVTT subtitles, tab-separated
+/// values, JSON (OpenAI's `verbose_json` shape).
 /// Not in Apple's API; built from final `SpeechTranscriber` results, so the CLI and the server share it.
 public struct Transcript: Sendable, Codable, Equatable {
+    /// A word with its time range (seconds) and, when asked, the decoder's probability for it.
     public struct Word: Sendable, Codable, Equatable {
         public var start: Double
         public var end: Double
+        /// The word without surrounding spaces.
         public var word: String
         public var confidence: Double?
     }
 
+    /// A final result: its time range (seconds), its text, its timed words (none without word times).
     public struct Segment: Sendable, Codable, Equatable {
         public var start: Double
         public var end: Double
         public var text: String
         public var words: [Word]
+        /// What the decoder reported for the segment (nil for live results).
+        public var statistics: SegmentStatistics?
     }
 
     public enum Format: String, Sendable, CaseIterable {
-        case text, srt, vtt, json
+        case text, srt, vtt, json, tsv
     }
 
     public var text: String
@@ -39,31 +45,28 @@ public struct Transcript: Sendable, Codable, Equatable {
                 return word.isEmpty ? nil : Word(start: range.start.seconds, end: range.end.seconds, word: word,
                                                  confidence: run.transcriptionConfidence)
             }
+            // One run is a word only if it is one (without word times, one run covers the segment's text).
+            let timed = words.count > 1 || words.first.map { !$0.word.contains(where: \.isWhitespace) } == true
             return Segment(start: result.range.start.seconds, end: result.range.end.seconds,
-                           text: text.trimmingCharacters(in: .whitespaces), words: words.count > 1 ? words : [])
+                           text: text.trimmingCharacters(in: .whitespaces), words: timed ? words : [],
+                           statistics: result.segmentStatistics)
         }
         self.text = finals.map { String($0.text.characters) }.joined().trimmingCharacters(in: .whitespaces)
         self.language = language
         self.duration = duration
     }
 
-    /// The transcript as a document in `format`. Throws `EncodingError` if JSON cannot represent it (a time that is
-    /// not a finite number).
-    public func formatted(as format: Format) throws -> String {
+    /// The transcript as a document in `format`: subtitles cut to `layout` (WebVTT with word timestamp tags when
+    /// `highlightWords`), JSON as `VerboseJSONDocument`. Throws `EncodingError` if JSON cannot represent it (a time
+    /// that is not a finite number).
+    public func formatted(as format: Format, layout: SubtitleLayout = SubtitleLayout(),
+                          highlightWords: Bool = false) throws -> String {
         switch format {
         case .text: return text + "\n"
-        case .srt:
-            return segments.enumerated().map { index, segment in
-                "\(index + 1)\n\(Self.clock(segment.start, comma: true)) --> \(Self.clock(segment.end, comma: true))\n\(segment.text)\n"
-            }.joined(separator: "\n")
-        case .vtt:
-            return "WEBVTT\n\n" + segments.map { segment in
-                "\(Self.clock(segment.start, comma: false)) --> \(Self.clock(segment.end, comma: false))\n\(segment.text)\n"
-            }.joined(separator: "\n")
-        case .json:
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            return String(decoding: try encoder.encode(self), as: UTF8.self) + "\n"
+        case .srt: return SubRipDocument(self, layout: layout).text
+        case .vtt: return WebVTTDocument(self, layout: layout, highlightsWords: highlightWords).text
+        case .tsv: return TabSeparatedDocument(self).text
+        case .json: return try VerboseJSONDocument(self).json(pretty: true)
         }
     }
 

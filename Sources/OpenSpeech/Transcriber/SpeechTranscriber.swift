@@ -29,11 +29,17 @@ public final class SpeechTranscriber: LocaleDependentSpeechModule, AnalyzerDrive
         /// (the default of 5, or `EngineConfiguration.beamSize` ≥ 2) can have several; volatile mode and greedy
         /// decoding give one, as does a segment no other hypothesis ends at the same time.
         public let alternatives: [AttributedString]
+        /// Not in Apple's API: what the decoder reported for the segment a final result of final-only transcription
+        /// holds (tokens, average log-probability, compression ratio, no-speech probability, temperature); nil
+        /// for volatile results and live mode's finals.
+        public let segmentStatistics: SegmentStatistics?
 
-        init(range: CMTimeRange, resultsFinalizationTime: CMTime, alternatives: [AttributedString]) {
+        init(range: CMTimeRange, resultsFinalizationTime: CMTime, alternatives: [AttributedString],
+             segmentStatistics: SegmentStatistics? = nil) {
             self.range = range
             self.resultsFinalizationTime = resultsFinalizationTime
             self.alternatives = alternatives.isEmpty ? [AttributedString()] : alternatives
+            self.segmentStatistics = segmentStatistics
         }
     }
 
@@ -89,7 +95,8 @@ public final class SpeechTranscriber: LocaleDependentSpeechModule, AnalyzerDrive
                 confidence: attributeOptions.contains(.transcriptionConfidence),
                 etiquette: transcriptionOptions.contains(.etiquetteReplacements),
                 alternatives: reportingOptions.contains(.alternativeTranscriptions), store: modelStore,
-                computeType: engineConfiguration.computeType),
+                computeType: engineConfiguration.computeType, initialPrompt: engineConfiguration.initialPrompt,
+                temperatures: engineConfiguration.temperatures),
             output: { continuation.yield($0) },
             end: { error in error.map { continuation.finish(throwing: $0) } ?? continuation.finish() })
     }

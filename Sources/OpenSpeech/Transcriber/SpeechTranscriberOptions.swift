@@ -68,13 +68,21 @@ extension SpeechTranscriber {
         public var wordTimestamps: Bool
         /// The precision of the engine's products (`int8`, `float32`..., `auto`: the fastest this CPU runs).
         public var computeType: ComputeType
+        /// Text given to the model as if it preceded the audio (spelling, style, names), as whisper's
+        /// `--initial_prompt`; the text transcribed follows it as context.
+        public var initialPrompt: String?
+        /// Sampling temperatures tried in order while a window's text is too repetitive or too improbable
+        /// (Whisper's fallback); nil: 0, 0.2 ... 1.0. `[0]` turns the fallback off.
+        public var temperatures: [Double]?
 
         public init(modelID: String? = nil, beamSize: Int? = nil, wordTimestamps: Bool = false,
-                    computeType: ComputeType = .default) {
+                    computeType: ComputeType = .default, initialPrompt: String? = nil, temperatures: [Double]? = nil) {
             self.modelID = modelID
             self.beamSize = beamSize
             self.wordTimestamps = wordTimestamps
             self.computeType = computeType
+            self.initialPrompt = initialPrompt
+            self.temperatures = temperatures
         }
     }
 }

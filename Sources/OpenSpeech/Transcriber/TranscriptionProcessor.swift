@@ -24,6 +24,10 @@ actor TranscriptionProcessor: ModuleProcessor {
         var store = ModelStore()
         /// The precision of the engine's products.
         var computeType = ComputeType.default
+        /// Text before the audio, for the model's first prompt.
+        var initialPrompt: String?
+        /// The temperature fallback's temperatures (nil: the engine's).
+        var temperatures: [Double]?
     }
 
     static let rate = 16_000.0
@@ -72,6 +76,10 @@ actor TranscriptionProcessor: ModuleProcessor {
         self.output = output
         self.end = end
         results = TranscriptionResultBuilder(settings: settings)
+        // Whisper's initial prompt: text as if heard before the audio, which the transcript then continues.
+        if let prompt = settings.initialPrompt?.trimmingCharacters(in: .whitespacesAndNewlines), !prompt.isEmpty {
+            promptText = " " + prompt
+        }
     }
 
     /// The installed model folder for a locale (or an explicit model id) in `store`, nil if not installed.
@@ -312,6 +320,7 @@ actor TranscriptionProcessor: ModuleProcessor {
         // Volatile mode commits agreed words, not the beam's segments: it has no alternatives to keep.
         options.alternatives = settings.alternatives && !settings.volatile
         options.biasingPhrases = contextPhrases
+        if let temperatures = settings.temperatures, !temperatures.isEmpty { options.temperatures = temperatures }
         if let model, model.tokenizer.isMultilingual {
             options.language = LocaleModelResolver.whisperLanguage(of: settings.locale)
         }

@@ -24,7 +24,8 @@ struct TranscriptionResultBuilder {
     /// A final result for `words` (or, without words, `text`) covering `start...end`; nil when nothing is left of the
     /// text once repetition loops are cut. `others`: the engine's texts for it, its own first.
     mutating func final(words: [Word]?, text: String, start: Double, end: Double, confidence value: Double,
-                        others: [String]? = nil) -> (result: SpeechTranscriber.Result, text: String)? {
+                        others: [String]? = nil, statistics: SegmentStatistics? = nil)
+        -> (result: SpeechTranscriber.Result, text: String)? {
         let (words, text) = RepetitionGuard.cut(words: words, text: text)
         guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }
         let string = attributed(words: words, text: text, start: start, end: end, confidence: value)
@@ -32,13 +33,16 @@ struct TranscriptionResultBuilder {
         let rest = alternatives ? otherAlternatives(others, start: start, end: end) : []
         gaveText = true
         return (SpeechTranscriber.Result(range: range, resultsFinalizationTime: range.end,
-                                         alternatives: ([string] + rest).distinctTexts()), text)
+                                         alternatives: ([string] + rest).distinctTexts(), segmentStatistics: statistics), text)
     }
 
     /// A final result for a segment of the engine.
     mutating func final(_ segment: Segment) -> (result: SpeechTranscriber.Result, text: String)? {
         final(words: segment.words, text: segment.text, start: segment.start, end: segment.end,
-              confidence: exp(segment.avgLogProb), others: segment.alternatives)
+              confidence: exp(segment.avgLogProb), others: segment.alternatives,
+              statistics: SegmentStatistics(seek: segment.seek, tokens: segment.tokens, avgLogProb: segment.avgLogProb,
+                                            compressionRatio: segment.compressionRatio,
+                                            noSpeechProb: segment.noSpeechProb, temperature: segment.temperature))
     }
 
     /// A volatile result showing `words` (none: clearing what was shown) from `start` to the audio's `end`,

@@ -98,7 +98,7 @@ struct RealtimeSessionSettings: Sendable, Equatable {
     func options(_ configuration: ServerConfiguration) -> FileTranscriber.Options {
         FileTranscriber.Options(locale: locale, modelID: modelID, beamSize: configuration.beamSize,
                                 detectsSpeech: configuration.detectsSpeech, computeType: configuration.computeType,
-                                contextualStrings: hotwords)
+                                contextualStrings: hotwords, prompt: prompt)
     }
 
     /// The session object of `transcription_session.created` / `.updated`, in OpenAI's shape.

@@ -1,0 +1,23 @@
+import Foundation
+
+/// A transcript as tab-separated values, as whisper's command line writes them: a `start`, `end`, `text` header,
+/// then one row per segment with its times in integer milliseconds. Not in Apple's API.
+public struct TabSeparatedDocument: Sendable {
+    public var segments: [Transcript.Segment]
+
+    public init(_ transcript: Transcript) {
+        segments = transcript.segments
+    }
+
+    public var text: String {
+        "start\tend\ttext\n" + segments.map { segment in
+            let text = segment.text.trimmingCharacters(in: .whitespaces)
+                .replacingOccurrences(of: "\t", with: " ").replacingOccurrences(of: "\n", with: " ")
+            return "\(Self.milliseconds(segment.start))\t\(Self.milliseconds(segment.end))\t\(text)\n"
+        }.joined()
+    }
+
+    static func milliseconds(_ seconds: Double) -> Int {
+        seconds.isFinite ? Int((max(seconds, 0) * 1000).rounded()) : 0
+    }
+}

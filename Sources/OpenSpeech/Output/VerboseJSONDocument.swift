@@ -1,0 +1,70 @@
+import Foundation
+
+/// A transcript in the shape of OpenAI's `verbose_json` transcription (task, language, duration, text, segments
+/// with Whisper's per-segment statistics, words), so tools that read OpenAI's output read it. Not in Apple's API;
+/// the CLI's `--format json` and the server's `verbose_json` are both this document.
+public struct VerboseJSONDocument: Sendable, Encodable {
+    public struct Segment: Sendable, Encodable, Equatable {
+        public var id: Int
+        public var seek: Int
+        public var start: Double
+        public var end: Double
+        public var text: String
+        /// The decoder's statistics; absent for text the decoder did not report them for (live results).
+        public var tokens: [Int]?
+        public var temperature: Double?
+        public var avgLogprob: Double?
+        public var compressionRatio: Double?
+        public var noSpeechProb: Double?
+
+        enum CodingKeys: String, CodingKey {
+            case id, seek, start, end, text, tokens, temperature
+            case avgLogprob = "avg_logprob", compressionRatio = "compression_ratio", noSpeechProb = "no_speech_prob"
+        }
+    }
+
+    public struct Word: Sendable, Encodable, Equatable {
+        public var word: String
+        public var start: Double
+        public var end: Double
+    }
+
+    /// `transcribe` or `translate`.
+    public var task: String
+    /// The language in English words (`english`), as OpenAI and Whisper's tokenizer name it.
+    public var language: String
+    public var duration: Double
+    public var text: String
+    public var segments: [Segment]?
+    public var words: [Word]?
+
+    /// The document for `transcript`; `segments` and `words` choose whether those lists are present (words are
+    /// those with times: none unless the transcription asked for word times).
+    public init(_ transcript: Transcript, task: String = "transcribe", segments: Bool = true, words: Bool = true) {
+        self.task = task
+        language = Self.languageName(transcript.language)
+        duration = transcript.duration
+        text = transcript.text
+        self.segments = segments ? transcript.segments.enumerated().map { index, segment in
+            let statistics = segment.statistics
+            return Segment(id: index, seek: statistics?.seek ?? Int((segment.start * 100).rounded()),
+                           start: segment.start, end: segment.end, text: segment.text, tokens: statistics?.tokens,
+                           temperature: statistics?.temperature, avgLogprob: statistics?.avgLogProb,
+                           compressionRatio: statistics?.compressionRatio, noSpeechProb: statistics?.noSpeechProb)
+        } : nil
+        self.words = words ? transcript.segments.flatMap(\.words).map { Word(word: $0.word, start: $0.start, end: $0.end) } : nil
+    }
+
+    /// OpenAI names the language in English words (`english`), as Whisper's tokenizer does.
+    public static func languageName(_ code: String) -> String {
+        Locale(identifier: "en").localizedString(forLanguageCode: code)?.lowercased() ?? code
+    }
+
+    /// The JSON text: indented with sorted keys and a final newline when `pretty`, else on one line. Throws
+    /// `EncodingError` for a time that is not a finite number.
+    public func json(pretty: Bool) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(self), as: UTF8.self) + (pretty ? "\n" : "")
+    }
+}

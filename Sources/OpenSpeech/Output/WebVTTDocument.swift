@@ -1,0 +1,46 @@
+import Foundation
+
+/// A transcript as WebVTT (`.vtt`) subtitles: cues cut by `SubtitleCues`, optionally with each word's start as a
+/// timestamp tag (`<00:00:01.200>`) so players can highlight the word being said. Not in Apple's API.
+public struct WebVTTDocument: Sendable {
+    public var cues: [SubtitleCue]
+    /// Whether each word after a cue's first carries its start time as a timestamp tag.
+    public var highlightsWords: Bool
+
+    public init(_ transcript: Transcript, layout: SubtitleLayout = SubtitleLayout(), highlightsWords: Bool = false) {
+        cues = SubtitleCues(layout: layout).cues(for: transcript.segments)
+        self.highlightsWords = highlightsWords
+    }
+
+    /// The document: `WEBVTT`, then each cue's `HH:MM:SS.mmm --> HH:MM:SS.mmm` and lines, a blank line between.
+    public var text: String {
+        "WEBVTT\n\n" + cues.map { cue in
+            "\(Transcript.clock(cue.start, comma: false)) --> \(Transcript.clock(cue.end, comma: false))\n"
+                + lines(of: cue).joined(separator: "\n") + "\n"
+        }.joined(separator: "\n")
+    }
+
+    /// The cue's lines, escaped; with highlighting, a tag before each word whose start lies strictly after the
+    /// cue's start (and the previous tag) and before its end, as WebVTT requires of timestamp tags.
+    private func lines(of cue: SubtitleCue) -> [String] {
+        guard highlightsWords else { return cue.lines.map { Self.escaped($0.text) } }
+        var last = Transcript.clock(cue.start, comma: false)
+        let end = Transcript.clock(cue.end, comma: false)
+        return cue.lines.map { line in
+            guard !line.words.isEmpty else { return Self.escaped(line.text) }
+            return line.words.map { word in
+                let tag = Transcript.clock(word.start, comma: false)
+                guard tag > last && tag < end else { return Self.escaped(word.word) }
+                last = tag
+                return "<\(tag)>" + Self.escaped(word.word)
+            }.joined(separator: " ")
+        }
+    }
+
+    /// Cue text with `&`, `<` and `>` escaped, and never blank (a blank line ends a cue).
+    static func escaped(_ text: String) -> String {
+        let text = text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;")
+        return text.allSatisfy(\.isWhitespace) ? "-" : text
+    }
+}
