@@ -18,8 +18,11 @@ struct TranscribeCommand: AsyncParsableCommand {
     @Option(help: "For raw 16-bit PCM on stdin (no WAV header): its channel count.")
     var rawChannels: Int = 1
 
-    @Option(help: "Language of the speech, e.g. en-US, fr, de-DE (default: the system's, else English).")
+    @Option(help: "Language of the speech, e.g. en-US, fr, de-DE; absent or auto: detected in each file's first speech.")
     var locale: String?
+
+    @Option(help: "transcribe (text in the language spoken) or translate (English text; multilingual models only).")
+    var task: SpeechTranscriber.TranscriptionTask = .transcribe
 
     @Option(help: "Catalog model to use instead of the locale's default (see `openspeech models list`).")
     var model: String?
@@ -61,14 +64,16 @@ struct TranscribeCommand: AsyncParsableCommand {
 
     func run() async throws {
         if files == ["-"] { return try await transcribeStandardInput() }
-        let requested = locale.map { Locale(identifier: $0) }
-            ?? (Locale.current.language.languageCode == nil ? Locale(identifier: "en-US") : Locale.current)
+        // No language given: detect it in each file, whatever the system's locale (which says what language the
+        // user reads, not what language their recordings are in).
+        let detects = locale == nil || locale?.lowercased() == "auto"
+        let requested = detects ? Locale(identifier: "en-US") : Locale(identifier: locale!)
         guard let chosen = SpeechTranscriber.supportedLocale(equivalentTo: requested) else {
             throw CommandFailure("no model transcribes \(requested.identifier); see `openspeech models list`.")
         }
         let transcriber = FileTranscriber(options: .init(
             locale: chosen, modelID: model, beamSize: beamSize, wordTimestamps: format != .text || wordTimestamps,
-            detectsSpeech: !noVad, strict: strict, computeType: computeType))
+            detectsSpeech: !noVad, strict: strict, computeType: computeType, detectsLanguage: detects, task: task))
         let progress = ProgressLine(enabled: !quiet)
         try await installModels(transcriber, progress: progress)
         var failures = 0
@@ -83,6 +88,10 @@ struct TranscribeCommand: AsyncParsableCommand {
                         guard !quiet else { return }
                         progress.clear()
                         FileHandle.standardError.write(Data("openspeech: warning: \(message)\n".utf8))
+                    case .languageDetected(let detected):
+                        guard !quiet else { return }
+                        progress.clear()
+                        FileHandle.standardError.write(Data("openspeech: \(name): detected \(detected)\n".utf8))
                     case .finalText: break
                     }
                 }
@@ -125,6 +134,11 @@ struct TranscribeCommand: AsyncParsableCommand {
         if noDownload {
             let needed = try transcriber.requiredModelIDs()[0]
             guard !missing.contains(needed) else {
+                if transcriber.options.detectsLanguage && transcriber.options.modelID == nil {
+                    throw CommandFailure("language detection (no --locale, or --locale auto) needs the multilingual "
+                        + "model \(needed), which is not installed, and --no-download was given; install it with "
+                        + "`openspeech models install \(needed)`, or give the language with --locale.")
+                }
                 throw CommandFailure("\(needed) is not installed and --no-download was given; install it with `openspeech models install \(needed)`.")
             }
             return
@@ -151,3 +165,4 @@ struct TranscribeCommand: AsyncParsableCommand {
 
 extension Transcript.Format: ExpressibleByArgument {}
 extension ComputeType: ExpressibleByArgument {}
+extension SpeechTranscriber.TranscriptionTask: ExpressibleByArgument {}
