@@ -57,6 +57,7 @@ struct TranscribeCommand: AsyncParsableCommand {
     func validate() throws {
         if let beamSize, !(1...16).contains(beamSize) { throw ValidationError("--beam-size must be from 1 to 16.") }
         if files.contains("-") && files.count > 1 { throw ValidationError("- (stdin) must be the only input.") }
+        if files == ["-"] && task == .translate { throw ValidationError("--task translate takes files, not - (stdin).") }
         if rawSampleRate < 1_000 || !(1...16).contains(rawChannels) {
             throw ValidationError("--raw-sample-rate must be at least 1000 and --raw-channels from 1 to 16.")
         }
@@ -109,7 +110,9 @@ struct TranscribeCommand: AsyncParsableCommand {
     /// `transcribe -`: stdin through the live pipeline. Text and JSON are written as results come (JSON as JSON
     /// Lines); SRT and WebVTT once stdin ends.
     private func transcribeStandardInput() async throws {
-        let live = try LiveTranscription(locale: locale.map { Locale(identifier: $0) }, modelID: model, computeType: computeType)
+        // Live input is not detected (yet): without a language it is the system's, as before.
+        let given = locale?.lowercased() == "auto" ? nil : locale
+        let live = try LiveTranscription(locale: given.map { Locale(identifier: $0) }, modelID: model, computeType: computeType)
         let streaming = format == .text || format == .json
         let output = streaming ? try LiveOutput(format: format == .json ? .jsonl : .text, outputPath: nil) : nil
         try await live.prepare(noDownload: noDownload, progress: ProgressLine(enabled: !quiet))

@@ -3,7 +3,8 @@ import SpeechAudio
 import SpeechEngine
 
 /// The first speech of a recording, window after window of at most 30 s, as a voice activity detector finds it
-/// (silence and noise left out, the speech's stretches joined): what language detection hears. Reads only as much
+/// (silences of 2 s or more left out, the speech's stretches joined, each with 0.3 s around it, as the transcriber
+/// beside a `SpeechDetector` hears it): what language detection hears. Reads only as much
 /// of the audio as the windows asked for need, and at most `maxScannedSeconds` looking for speech. Without a detector
 /// the windows are the audio's first 30 s pieces, as faster-whisper's.
 ///
@@ -31,7 +32,8 @@ final class FirstSpeech {
         self.detector = detector
         detector?.reset()
         segmenter = SpeechSegmenter(options: SpeechSegmentationOptions(
-            threshold: 0.5, minSpeechDuration: 0.25, minSilenceDuration: 0.3, speechPad: 0.2, maxSpeechDuration: 30))
+            threshold: 0.5, minSpeechDuration: 0.25, minSilenceDuration: FinalOnlyTranscription.joiningSilence,
+            speechPad: SpeechGate.margin, maxSpeechDuration: 30))
     }
 
     /// The next window of speech (30 s, or what is left of it at the end), nil when there is no more.
