@@ -1,7 +1,7 @@
 /// How the language of a recording is decided from its first windows of speech: a window whose most likely
 /// language reaches `sureProbability` decides (faster-whisper's `language_detection_threshold`); while none does, the
 /// next window is heard, up to `maxWindows`, and the language most likely over all of them (probabilities averaged)
-/// wins. A pure value: the model's probabilities in, a decision out.
+/// wins (`SpokenLanguageIdentifier` adds the unfiltered first 30 s when the speech alone left it unsure). A pure value: the model's probabilities in, a decision out.
 struct LanguageVote: Sendable, Equatable {
     /// A window's top language at or above this probability decides.
     static let sureProbability = 0.5
@@ -21,6 +21,9 @@ struct LanguageVote: Sendable, Equatable {
             sure = DetectedLanguage(language: top.language, probability: top.probability)
         }
     }
+
+    /// Whether a window was sure of its language.
+    var isSure: Bool { sure != nil }
 
     /// Whether another window would change nothing: one window was sure, or `maxWindows` were heard.
     var isDecided: Bool { sure != nil || windows >= Self.maxWindows }

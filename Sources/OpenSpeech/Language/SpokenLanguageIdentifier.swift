@@ -52,16 +52,40 @@ actor SpokenLanguageIdentifier {
                 return Array(samples[offset..<end])
             }, detector: detector)
         }
-        return try Self.vote(speech, session: WhisperSession(model: model, maxBeams: 1))
+        let session = WhisperSession(model: model, maxBeams: 1)
+        var vote = try Self.vote(speech, session: session)
+        // Still unsure after the speech: the audio's first 30 s as they are (what faster-whisper hears) count too, in
+        // case the detector cut what told the language apart.
+        if detectsSpeech && vote.windows > 0 && !vote.isSure {
+            let raw = try Self.firstWindow(of: input)
+            if !raw.isEmpty { vote.add(try session.detectLanguage(samples: raw)) }
+        }
+        return vote.result
     }
 
     /// Hears windows of `speech` until the vote is decided.
-    static func vote(_ speech: FirstSpeech, session: WhisperSession) throws -> DetectedLanguage? {
+    static func vote(_ speech: FirstSpeech, session: WhisperSession) throws -> LanguageVote {
         var vote = LanguageVote()
         while !vote.isDecided, let window = try speech.nextWindow() {
             try Task.checkCancellation()
             vote.add(try session.detectLanguage(samples: window))
         }
-        return vote.result
+        return vote
+    }
+
+    /// The first 30 s of `input`, silence and all.
+    static func firstWindow(of input: Input) throws -> [Float] {
+        switch input {
+        case .samples(let samples): return Array(samples.prefix(FirstSpeech.windowSamples))
+        case .file(let url):
+            let reader = try MonoAudioReader(url: url, toleratingTruncation: true)
+            var samples: [Float] = []
+            while samples.count < FirstSpeech.windowSamples {
+                let piece = try reader.read()
+                if piece.isEmpty { break }
+                samples += piece
+            }
+            return Array(samples.prefix(FirstSpeech.windowSamples))
+        }
     }
 }
