@@ -24,6 +24,8 @@ struct TranscriptionRequest: Sendable {
     var temperature: Double?
     /// Words and phrases the decoder favours (`hotwords`, as speaches takes it), apart from `prompt`.
     var hotwords: [String]
+    /// Translation without a language: the language is detected in the upload's first speech.
+    var detectsLanguage = false
 
     /// OpenAI's model names, all served by the server's default model.
     static let aliases: Set<String> = ["whisper-1", "gpt-4o-transcribe", "gpt-4o-mini-transcribe"]
@@ -45,15 +47,32 @@ struct TranscriptionRequest: Sendable {
             self.locale = configuration.defaultLocale
         }
         let whisperLanguage = LocaleModelResolver.whisperLanguage(of: locale) ?? "en"
-        if task == .translate && whisperLanguage != "en" {
-            throw APIError(.badRequest, "Translation here serves English speech only (its English text): this server's "
-                           + "engine does not translate from \(whisperLanguage). Use /v1/audio/transcriptions for the "
-                           + "text in its own language.", param: "language", code: "unsupported_language")
-        }
+        // Translation (Whisper's translate task: any language to English) needs a multilingual model; without a
+        // language the model detects it.
+        let multilingual = catalog.models.filter { $0.isTranscriptionModel && $0.languages.count > 1 }
+            .min { ($0.size, $0.id) < ($1.size, $1.id) }
+        detectsLanguage = task == .translate && language == nil
 
         // Model: a catalog id, or an alias / nothing for the default.
         let requested = upload.field("model")?.trimmingCharacters(in: .whitespaces) ?? ""
-        if requested.isEmpty || Self.aliases.contains(requested) {
+        if task == .translate {
+            if !requested.isEmpty && !Self.aliases.contains(requested) && catalog.model(requested)?.isTranscriptionModel != true {
+                throw APIError.unknownModel(requested)
+            }
+            let named = requested.isEmpty || Self.aliases.contains(requested) ? configuration.defaultModelID : requested
+            if let named, let model = catalog.model(named), model.isTranscriptionModel, model.languages.count > 1 {
+                modelID = named
+            } else if !requested.isEmpty && !Self.aliases.contains(requested) && catalog.model(requested) != nil {
+                throw APIError(.badRequest, "The model `\(requested)` is English-only and cannot translate; translation "
+                               + "needs a multilingual model such as \(multilingual?.id ?? "whisper-base").",
+                               param: "model", code: "unsupported_model")
+            } else if let multilingual {
+                modelID = multilingual.id
+            } else {
+                throw APIError(.badRequest, "This server's catalog has no multilingual model to translate with.",
+                               param: "model", code: "unsupported_model")
+            }
+        } else if requested.isEmpty || Self.aliases.contains(requested) {
             if let id = configuration.defaultModelID, catalog.model(id)?.languages.contains(whisperLanguage) == true {
                 modelID = id
             } else if let id = resolver.modelID(for: locale) {
@@ -107,6 +126,7 @@ struct TranscriptionRequest: Sendable {
             locale: locale, modelID: modelID, beamSize: configuration.beamSize,
             wordTimestamps: (wordTimestamps && format == .verboseJSON) || format == .srt || format == .vtt,
             detectsSpeech: configuration.detectsSpeech, computeType: configuration.computeType,
-            contextualStrings: hotwords, prompt: prompt, temperatures: temperature.flatMap { $0 > 0 ? [$0] : nil })
+            contextualStrings: hotwords, prompt: prompt, temperatures: temperature.flatMap { $0 > 0 ? [$0] : nil },
+            detectsLanguage: detectsLanguage, task: task == .translate ? .translate : .transcribe)
     }
 }

@@ -19,8 +19,11 @@ struct TranscribeCommand: AsyncParsableCommand {
     @Option(help: "For raw 16-bit PCM on stdin (no WAV header): its channel count.")
     var rawChannels: Int = 1
 
-    @Option(help: "Language of the speech, e.g. en-US, fr, de-DE (default: the system's, else English).")
+    @Option(help: "Language of the speech, e.g. en-US, fr, de-DE; absent or auto: detected in each file's first speech.")
     var locale: String?
+
+    @Option(help: "transcribe (text in the language spoken) or translate (English text; multilingual models only).")
+    var task: SpeechTranscriber.TranscriptionTask = .transcribe
 
     @Option(help: "Catalog model to use instead of the locale's default (see `openspeech models list`).")
     var model: String?
@@ -69,6 +72,7 @@ struct TranscribeCommand: AsyncParsableCommand {
     func validate() throws {
         if let beamSize, !(1...16).contains(beamSize) { throw ValidationError("--beam-size must be from 1 to 16.") }
         if files.contains("-") && files.count > 1 { throw ValidationError("- (stdin) must be the only input.") }
+        if files == ["-"] && task == .translate { throw ValidationError("--task translate takes files, not - (stdin).") }
         if rawSampleRate < 1_000 || !(1...16).contains(rawChannels) {
             throw ValidationError("--raw-sample-rate must be at least 1000 and --raw-channels from 1 to 16.")
         }
@@ -81,15 +85,17 @@ struct TranscribeCommand: AsyncParsableCommand {
         decoding.applyThreads()
         logger.debug("\(BuildInfo.description)")
         if files == ["-"] { return try await transcribeStandardInput() }
-        let requested = locale.map { Locale(identifier: $0) }
-            ?? (Locale.current.language.languageCode == nil ? Locale(identifier: "en-US") : Locale.current)
+        // No language given: detect it in each file, whatever the system's locale (which says what language the
+        // user reads, not what language their recordings are in).
+        let detects = locale == nil || locale?.lowercased() == "auto"
+        let requested = detects ? Locale(identifier: "en-US") : Locale(identifier: locale!)
         guard let chosen = SpeechTranscriber.supportedLocale(equivalentTo: requested) else {
             throw CommandFailure("no model transcribes \(requested.identifier); see `openspeech models list`.")
         }
         let transcriber = FileTranscriber(options: .init(
             locale: chosen, modelID: model, beamSize: beamSize, wordTimestamps: format.needsWordTimes || wordTimestamps,
             detectsSpeech: !noVad, strict: strict, computeType: computeType, contextualStrings: try vocabulary.phrases(),
-            prompt: decoding.prompt, temperatures: decoding.temperatures))
+            prompt: decoding.prompt, temperatures: decoding.temperatures, detectsLanguage: detects, task: task))
         logger.debug("options: \(transcriber.options)")
         let progress = ProgressLine(enabled: !quiet)
         try await installModels(transcriber, progress: progress)
@@ -106,6 +112,10 @@ struct TranscribeCommand: AsyncParsableCommand {
                         guard !quiet else { return }
                         progress.clear()
                         FileHandle.standardError.write(Data("openspeech: warning: \(message)\n".utf8))
+                    case .languageDetected(let detected):
+                        guard !quiet else { return }
+                        progress.clear()
+                        FileHandle.standardError.write(Data("openspeech: \(name): detected \(detected)\n".utf8))
                     case .finalText: break
                     }
                 }
@@ -125,7 +135,9 @@ struct TranscribeCommand: AsyncParsableCommand {
     /// `transcribe -`: stdin through the live pipeline. Text and JSON are written as results come (JSON as JSON
     /// Lines); SRT, WebVTT and TSV once stdin ends.
     private func transcribeStandardInput() async throws {
-        let live = try LiveTranscription(locale: locale.map { Locale(identifier: $0) }, modelID: model, computeType: computeType)
+        // Live input is not detected (yet): without a language it is the system's, as before.
+        let given = locale?.lowercased() == "auto" ? nil : locale
+        let live = try LiveTranscription(locale: given.map { Locale(identifier: $0) }, modelID: model, computeType: computeType)
         let streaming = format == .text || format == .json
         if streaming && output != nil { throw ValidationError("-o/--output with stdin takes srt, vtt, tsv or all.") }
         let liveOutput = streaming ? try LiveOutput(format: format == .json ? .jsonl : .text, outputPath: nil) : nil
@@ -152,6 +164,11 @@ struct TranscribeCommand: AsyncParsableCommand {
         if noDownload {
             let needed = try transcriber.requiredModelIDs()[0]
             guard !missing.contains(needed) else {
+                if transcriber.options.detectsLanguage && transcriber.options.modelID == nil {
+                    throw CommandFailure("language detection (no --locale, or --locale auto) needs the multilingual "
+                        + "model \(needed), which is not installed, and --no-download was given; install it with "
+                        + "`openspeech models install \(needed)`, or give the language with --locale.")
+                }
                 throw CommandFailure("\(needed) is not installed and --no-download was given; install it with `openspeech models install \(needed)`.")
             }
             return
@@ -189,3 +206,4 @@ struct TranscribeCommand: AsyncParsableCommand {
 
 extension Transcript.Format: ExpressibleByArgument {}
 extension ComputeType: ExpressibleByArgument {}
+extension SpeechTranscriber.TranscriptionTask: ExpressibleByArgument {}

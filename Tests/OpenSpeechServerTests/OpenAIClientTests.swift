@@ -74,7 +74,10 @@ import TestSupport
         #expect(events.last?["text"] as? String == text)
         #expect(deltas.compactMap { $0["delta"] as? String }.joined() == text)
 
-        #expect(result["translation"] as? String == text, "English speech translates to its own text")
+        // Translation runs the multilingual model's translate task (the language detected): English speech gives
+        // its own words, in that model's spelling and punctuation.
+        let translation = result["translation"] as? String ?? ""
+        #expect(wordErrorRate(translation, text) <= 0.1, "English speech translates to its own text: \(translation)")
 
         let models = try #require(result["models"] as? [String])
         #expect(models.contains("whisper-1") && models.contains("whisper-tiny.en"), "\(models)")

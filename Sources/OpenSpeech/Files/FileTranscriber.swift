@@ -12,8 +12,15 @@ import Synchronization
 /// on every run, whatever else the process did before.
 public struct FileTranscriber: Sendable {
     public struct Options: Sendable, Equatable {
-        /// The language of the speech.
+        /// The language of the speech (with `detectsLanguage`: only for audio without speech, whose language cannot
+        /// be heard).
         public var locale: Locale
+        /// Detect the language of each file from its first speech instead of taking `locale`, then transcribe it with
+        /// the best installed model for that language (`modelID`, if given, is used whatever the language; an
+        /// English-only one gets a warning when the speech is not English). Not in Apple's API.
+        public var detectsLanguage: Bool
+        /// Transcribe in the language spoken, or translate to English (multilingual models only).
+        public var task: SpeechTranscriber.TranscriptionTask
         /// A catalog model to use instead of the locale's default.
         public var modelID: String?
         /// Beam width (1: greedy); nil: 5.
@@ -36,9 +43,12 @@ public struct FileTranscriber: Sendable {
 
         public init(locale: Locale, modelID: String? = nil, beamSize: Int? = nil, wordTimestamps: Bool = false,
                     detectsSpeech: Bool = true, strict: Bool = false, computeType: ComputeType = .default,
-                    contextualStrings: [String] = [], prompt: String? = nil, temperatures: [Double]? = nil) {
+                    contextualStrings: [String] = [], prompt: String? = nil, temperatures: [Double]? = nil,
+                    detectsLanguage: Bool = false, task: SpeechTranscriber.TranscriptionTask = .transcribe) {
             self.prompt = prompt
             self.temperatures = temperatures
+            self.detectsLanguage = detectsLanguage
+            self.task = task
             self.computeType = computeType
             self.contextualStrings = contextualStrings
             self.locale = locale
@@ -61,6 +71,8 @@ public struct FileTranscriber: Sendable {
         /// The text of a final result, as soon as it is final, in order: concatenated, they are the transcript's
         /// text (before its outer whitespace is trimmed). For clients that stream the text as it comes.
         case finalText(String)
+        /// The language detected in the file's first speech (`Options.detectsLanguage`), before it is transcribed.
+        case languageDetected(DetectedLanguage)
     }
 
     public let options: Options
@@ -74,17 +86,49 @@ public struct FileTranscriber: Sendable {
 
     /// The catalog ids of the models this transcription needs (the transcriber's, then the detector's). Throws
     /// `ModelAssetError.invalidCatalog` when a catalog file cannot be read, and for a locale no model covers.
+    /// With `detectsLanguage`, the transcriber's model is the one that detects (the model chosen for a language
+    /// detected is installed or is that one); throws `SFSpeechError(.noModel)` when the catalog has no multilingual
+    /// model, `.cannotAllocateUnsupportedLocale` for translation by an English-only model.
     public func requiredModelIDs() throws -> [String] {
         try store.validateCatalogs()
+        let vad = options.detectsSpeech ? [SpeechDetector.modelID] : []
+        if let id = options.modelID, let model = store.catalog.model(id), LanguageModelChoice.isEnglishOnly(model),
+           options.task == .translate {
+            throw TranslationRefusal.error(modelID: id, catalog: store.catalog)
+        }
+        if options.detectsLanguage && !forcesEnglishOnlyModel {
+            guard let id = languageChoice.detectionModelID(requested: options.modelID) else {
+                throw SFSpeechError(.noModel, "Language detection needs a multilingual model and the catalog has none; "
+                    + "give the language (a locale).")
+            }
+            return [id] + vad
+        }
         let resolver = LocaleModelResolver(catalog: store.catalog)
-        guard let id = options.modelID ?? resolver.modelID(for: options.locale) else {
+        guard let id = options.modelID ?? translationModelID ?? resolver.modelID(for: options.locale) else {
             throw SFSpeechError(.cannotAllocateUnsupportedLocale, "No model transcribes \(options.locale.identifier); "
                 + "see `openspeech models list` for the languages the catalog covers.")
         }
         guard store.catalog.model(id) != nil else {
             throw ModelAssetError.unknownModel(id: id, known: store.catalog.models.map(\.id))
         }
-        return [id] + (options.detectsSpeech ? [SpeechDetector.modelID] : [])
+        return [id] + vad
+    }
+
+    private var languageChoice: LanguageModelChoice {
+        LanguageModelChoice(catalog: store.catalog, installed: Set(store.installedModelIDs))
+    }
+
+    /// Whether `modelID` names an English-only model (detection then only warns when the speech is not English).
+    private var forcesEnglishOnlyModel: Bool {
+        options.modelID.flatMap { store.catalog.model($0) }.map(LanguageModelChoice.isEnglishOnly) ?? false
+    }
+
+    /// For translation without a model named: the multilingual model, when the locale's default is English-only.
+    private var translationModelID: String? {
+        guard options.task == .translate, options.modelID == nil,
+              let id = LocaleModelResolver(catalog: store.catalog).modelID(for: options.locale),
+              let model = store.catalog.model(id), LanguageModelChoice.isEnglishOnly(model) else { return nil }
+        return languageChoice.detectionModelID(requested: nil)
     }
 
     /// The required models that are not installed.
@@ -109,6 +153,12 @@ public struct FileTranscriber: Sendable {
     /// `CancellationError` (a server whose client went away).
     public func transcribe(contentsOf url: URL, events: @escaping @Sendable (Event) -> Void = { _ in }) async throws -> Transcript {
         let cancellation = Cancellation()
+        if options.detectsLanguage {
+            let (resolved, detected) = try await resolveLanguage(of: .file(url), name: url.path, events: events)
+            var transcript = try await resolved.transcribe(contentsOf: url, events: events)
+            if let detected { transcript.languageProbability = detected.probability }
+            return transcript
+        }
         return try await withTaskCancellationHandler {
             let reader = try MonoAudioReader(url: url, toleratingTruncation: !options.strict)
             let run = try await analyze(.file(reader), expectedDuration: reader.declaredDuration, cancellation: cancellation,
@@ -124,6 +174,12 @@ public struct FileTranscriber: Sendable {
 
     /// Transcribes 16 kHz mono samples. Cancellable as `transcribe(contentsOf:)` is.
     public func transcribe(samples: [Float], events: @escaping @Sendable (Event) -> Void = { _ in }) async throws -> Transcript {
+        if options.detectsLanguage {
+            let (resolved, detected) = try await resolveLanguage(of: .samples(samples), name: "the audio", events: events)
+            var transcript = try await resolved.transcribe(samples: samples, events: events)
+            if let detected { transcript.languageProbability = detected.probability }
+            return transcript
+        }
         let cancellation = Cancellation()
         return try await withTaskCancellationHandler {
             try await analyze(.samples(samples), expectedDuration: Double(samples.count) / MonoAudio.speechSampleRate,
@@ -169,9 +225,9 @@ public struct FileTranscriber: Sendable {
         let transcriber = SpeechTranscriber(
             locale: options.locale, transcriptionOptions: [], reportingOptions: [],
             attributeOptions: timed ? [.audioTimeRange, .transcriptionConfidence] : [],
-            engineConfiguration: .init(modelID: options.modelID, beamSize: options.beamSize, wordTimestamps: timed,
-                                       computeType: options.computeType, initialPrompt: options.prompt,
-                                       temperatures: options.temperatures),
+            engineConfiguration: .init(modelID: options.modelID ?? translationModelID, beamSize: options.beamSize,
+                                       wordTimestamps: timed, computeType: options.computeType,
+                                       initialPrompt: options.prompt, temperatures: options.temperatures, task: options.task),
             modelStore: store)
         let detector = options.detectsSpeech
             ? SpeechDetector(detectionOptions: .init(sensitivityLevel: .medium), reportResults: false, modelStore: store)
@@ -218,6 +274,50 @@ public struct FileTranscriber: Sendable {
         let transcript = Transcript(results: results, language: language,
                                     duration: Double(fed.samples) / MonoAudio.speechSampleRate)
         return (transcript, fed.truncation)
+    }
+
+    // MARK: Language detection
+
+    /// Speech whose detected language is not English, at or above this probability, gets a warning when an
+    /// English-only model is forced on it.
+    static let wrongModelWarningProbability = 0.5
+
+    /// Detects the language of `input` and returns the transcriber for it (language given, its model chosen) with
+    /// the language detected (nil: no speech, or only a warning check for a forced English-only model).
+    private func resolveLanguage(of input: SpokenLanguageIdentifier.Input, name: String,
+                                 events: @escaping @Sendable (Event) -> Void)
+        async throws -> (FileTranscriber, DetectedLanguage?) {
+        var resolved = options
+        resolved.detectsLanguage = false
+        let choice = languageChoice
+        if forcesEnglishOnlyModel, let forced = options.modelID {
+            resolved.locale = Locale(identifier: "en-US")
+            // The check needs an installed multilingual model; without one the forced model runs unchecked.
+            if let checker = choice.multilingualModels.first(where: { choice.installed.contains($0.id) })?.id,
+               let detected = try await SpokenLanguageIdentifier().identify(
+                   input, modelID: checker, computeType: options.computeType, detectsSpeech: options.detectsSpeech,
+                   store: store),
+               detected.language != "en", detected.probability >= Self.wrongModelWarningProbability {
+                events(.warning("\(name): the speech sounds \(detected), but \(forced) transcribes English only; "
+                    + "transcribe it with `openspeech transcribe \(name) --model \(checker)` (or `--locale \(detected.language)`)."))
+            }
+            return (FileTranscriber(options: resolved, store: store), nil)
+        }
+        let detectionID = try requiredModelIDs()[0]
+        let detected = try await SpokenLanguageIdentifier().identify(
+            input, modelID: detectionID, computeType: options.computeType, detectsSpeech: options.detectsSpeech,
+            store: store)
+        guard let detected else {
+            // No speech to hear: the transcription (of nothing) runs with the detection model in the given locale.
+            resolved.modelID = options.modelID ?? detectionID
+            return (FileTranscriber(options: resolved, store: store), nil)
+        }
+        events(.languageDetected(detected))
+        resolved.locale = detected.locale
+        resolved.modelID = options.modelID
+            ?? (options.task == .translate ? detectionID
+                : choice.transcriptionModelID(for: detected.language, detectionModelID: detectionID))
+        return (FileTranscriber(options: resolved, store: store), detected)
     }
 
     /// Samples as analyzer input, in buffers of 4 s.

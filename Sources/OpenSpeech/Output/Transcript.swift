@@ -30,8 +30,16 @@ public struct Transcript: Sendable, Codable, Equatable {
 
     public var text: String
     public var language: String
+    /// How sure language detection was of `language` (0 to 1); nil when the language was given, not detected.
+    /// JSON: `language_probability`.
+    public var languageProbability: Double?
     public var duration: Double
     public var segments: [Segment]
+
+    enum CodingKeys: String, CodingKey {
+        case text, language, duration, segments
+        case languageProbability = "language_probability"
+    }
 
     /// The transcript of final results (volatile ones are ignored), one segment per result. Words come from
     /// runs carrying `audioTimeRange`, with their `transcriptionConfidence` if present.

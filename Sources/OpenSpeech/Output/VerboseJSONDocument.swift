@@ -33,6 +33,8 @@ public struct VerboseJSONDocument: Sendable, Encodable {
     public var task: String
     /// The language in English words (`english`), as OpenAI and Whisper's tokenizer name it.
     public var language: String
+    /// How sure language detection was (0 to 1), as faster-whisper reports it; absent when the language was given.
+    public var languageProbability: Double?
     public var duration: Double
     public var text: String
     public var segments: [Segment]?
@@ -40,9 +42,15 @@ public struct VerboseJSONDocument: Sendable, Encodable {
 
     /// The document for `transcript`; `segments` and `words` choose whether those lists are present (words are
     /// those with times: none unless the transcription asked for word times).
+    enum CodingKeys: String, CodingKey {
+        case task, language, duration, text, segments, words
+        case languageProbability = "language_probability"
+    }
+
     public init(_ transcript: Transcript, task: String = "transcribe", segments: Bool = true, words: Bool = true) {
         self.task = task
         language = Self.languageName(transcript.language)
+        languageProbability = transcript.languageProbability
         duration = transcript.duration
         text = transcript.text
         self.segments = segments ? transcript.segments.enumerated().map { index, segment in

@@ -7,6 +7,7 @@ extension AttributeScopes {
     public struct SpeechAttributes: AttributeScope {
         public let audioTimeRange: TimeRangeAttribute
         public let transcriptionConfidence: ConfidenceAttribute
+        public let detectedLanguage: DetectedLanguageAttribute
         public let foundation: FoundationAttributes
 
         /// The audio time range of a run of text (`run.audioTimeRange`).
@@ -19,6 +20,13 @@ extension AttributeScopes {
         public enum ConfidenceAttribute: AttributedStringKey {
             public typealias Value = Double
             public static let name = "SpeechTranscriptionConfidence"
+        }
+
+        /// The language a transcriber that detects it (`EngineConfiguration.detectsLanguage`) heard in a result, as
+        /// Whisper's code (`fr`, `ja`...), over the whole result text (`run.detectedLanguage`). Not in Apple's API.
+        public enum DetectedLanguageAttribute: AttributedStringKey {
+            public typealias Value = String
+            public static let name = "OpenSpeechDetectedLanguage"
         }
     }
 

@@ -47,6 +47,9 @@ final class FinalOnlyTranscription {
     /// `min_silence_duration_ms`).
     static let joiningSilence = 2.0
 
+    /// The language of the stream now running (detected on its first window when the options name none).
+    var language: String? { stream.language }
+
     /// The timeline position after the last audio received.
     var end: Int64 { pendingStart + Int64(pending.count) }
 

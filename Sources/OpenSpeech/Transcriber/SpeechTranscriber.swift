@@ -96,7 +96,8 @@ public final class SpeechTranscriber: LocaleDependentSpeechModule, AnalyzerDrive
                 etiquette: transcriptionOptions.contains(.etiquetteReplacements),
                 alternatives: reportingOptions.contains(.alternativeTranscriptions), store: modelStore,
                 computeType: engineConfiguration.computeType, initialPrompt: engineConfiguration.initialPrompt,
-                temperatures: engineConfiguration.temperatures),
+                temperatures: engineConfiguration.temperatures, task: engineConfiguration.task,
+                detectsLanguage: engineConfiguration.detectsLanguage && !volatile),
             output: { continuation.yield($0) },
             end: { error in error.map { continuation.finish(throwing: $0) } ?? continuation.finish() })
     }
@@ -111,14 +112,12 @@ public final class SpeechTranscriber: LocaleDependentSpeechModule, AnalyzerDrive
         get async { LocaleModelResolver(catalog: ModelStore().catalog).supportedLocales }
     }
 
-    /// Locales whose model is installed.
+    /// Locales some installed model transcribes: every language of the installed multilingual models too (a
+    /// locale whose default model is not installed is transcribed by an installed model that speaks it).
     public static var installedLocales: [Locale] {
         get async {
             let store = ModelStore()
-            let resolver = LocaleModelResolver(catalog: store.catalog)
-            return resolver.supportedLocales.filter { locale in
-                resolver.modelID(for: locale).map { store.installedDirectory(for: $0) != nil } ?? false
-            }
+            return LocaleModelResolver(catalog: store.catalog).locales(ofModels: store.installedModelIDs)
         }
     }
 

@@ -74,9 +74,21 @@ extension SpeechTranscriber {
         /// Sampling temperatures tried in order while a window's text is too repetitive or too improbable
         /// (Whisper's fallback); nil: 0, 0.2 ... 1.0. `[0]` turns the fallback off.
         public var temperatures: [Double]?
+        /// Transcribe in the language spoken, or translate to English (multilingual models only: an English-only
+        /// model fails `prepare` with `SFSpeechError(.cannotAllocateUnsupportedLocale)` naming one that translates).
+        public var task: TranscriptionTask
+        /// Detect the spoken language instead of taking the locale's (not in Apple's API, whose transcribers are
+        /// told their locale): a multilingual model (`modelID` if it is one, else the catalog's preferred one)
+        /// transcribes, detecting the language on the first 30 s of each stretch of audio, and each final result
+        /// carries the language heard as its `detectedLanguage` attribute. Final-only results (volatile ones are
+        /// decoded in the locale's language).
+        public var detectsLanguage: Bool
 
         public init(modelID: String? = nil, beamSize: Int? = nil, wordTimestamps: Bool = false,
-                    computeType: ComputeType = .default, initialPrompt: String? = nil, temperatures: [Double]? = nil) {
+                    computeType: ComputeType = .default, initialPrompt: String? = nil, temperatures: [Double]? = nil,
+                    task: TranscriptionTask = .transcribe, detectsLanguage: Bool = false) {
+            self.task = task
+            self.detectsLanguage = detectsLanguage
             self.modelID = modelID
             self.beamSize = beamSize
             self.wordTimestamps = wordTimestamps

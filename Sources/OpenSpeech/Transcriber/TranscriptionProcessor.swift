@@ -28,6 +28,10 @@ actor TranscriptionProcessor: ModuleProcessor {
         var initialPrompt: String?
         /// The temperature fallback's temperatures (nil: the engine's).
         var temperatures: [Double]?
+        /// Transcribe, or translate to English.
+        var task = SpeechTranscriber.TranscriptionTask.transcribe
+        /// Final-only: the multilingual model detects the language, and results carry it.
+        var detectsLanguage = false
     }
 
     static let rate = 16_000.0
@@ -84,8 +88,20 @@ actor TranscriptionProcessor: ModuleProcessor {
 
     /// The installed model folder for a locale (or an explicit model id) in `store`, nil if not installed.
     static func modelDirectory(locale: Locale, modelID: String?, store: ModelStore) -> URL? {
-        guard let id = modelID ?? LocaleModelResolver(catalog: store.catalog).modelID(for: locale) else { return nil }
+        guard let id = modelID ?? Self.modelID(for: locale, store: store) else { return nil }
         return store.installedDirectory(for: id)
+    }
+
+    /// The model for `locale`: its default, or when that is not installed, an installed model that speaks the
+    /// language (a multilingual one for English when only it is installed).
+    static func modelID(for locale: Locale, store: ModelStore) -> String? {
+        let resolver = LocaleModelResolver(catalog: store.catalog)
+        guard let preferred = resolver.modelID(for: locale) else { return nil }
+        if store.installedDirectory(for: preferred) != nil { return preferred }
+        let language = LocaleModelResolver.whisperLanguage(of: locale) ?? ""
+        let installed = Set(store.installedModelIDs)
+        return store.catalog.models.first { $0.isTranscriptionModel && $0.languages.contains(language) && installed.contains($0.id) }?.id
+            ?? preferred
     }
 
     // MARK: ModuleProcessor
@@ -95,7 +111,11 @@ actor TranscriptionProcessor: ModuleProcessor {
         guard model == nil else { return }
         let store = settings.store
         let name = settings.locale.identifier(.bcp47)
-        guard let id = settings.modelID ?? LocaleModelResolver(catalog: store.catalog).modelID(for: settings.locale) else {
+        let detectionModel = settings.detectsLanguage
+            ? LanguageModelChoice(catalog: store.catalog, installed: Set(store.installedModelIDs))
+                .detectionModelID(requested: settings.modelID)
+            : nil
+        guard let id = detectionModel ?? settings.modelID ?? Self.modelID(for: settings.locale, store: store) else {
             throw SFSpeechError(.cannotAllocateUnsupportedLocale,
                                 "No model transcribes \(name). Pick a locale from SpeechTranscriber.supportedLocales.")
         }
@@ -105,6 +125,10 @@ actor TranscriptionProcessor: ModuleProcessor {
         }
         let key = ModelCache.Key(directory: directory, computeType: settings.computeType)
         let loaded = try await ModelCache.shared.acquire(key, retention: retention)
+        if settings.task == .translate && !loaded.tokenizer.isMultilingual {
+            await ModelCache.shared.release(key)
+            throw TranslationRefusal.error(modelID: id, catalog: store.catalog)
+        }
         model = loaded
         modelKey = key
         session = WhisperSession(model: loaded, maxBeams: settings.beamSize)
@@ -218,7 +242,8 @@ actor TranscriptionProcessor: ModuleProcessor {
 
     private func emit(_ segments: [Segment]) {
         for segment in segments {
-            guard let (result, text) = results.final(segment) else { continue }
+            guard var (result, text) = results.final(segment) else { continue }
+            if settings.detectsLanguage, let language = finalOnly?.language { result = result.marked(language: language) }
             output(result)
             promptText = (promptText + text).suffix(2_000).description
         }
@@ -322,7 +347,8 @@ actor TranscriptionProcessor: ModuleProcessor {
         options.biasingPhrases = contextPhrases
         if let temperatures = settings.temperatures, !temperatures.isEmpty { options.temperatures = temperatures }
         if let model, model.tokenizer.isMultilingual {
-            options.language = LocaleModelResolver.whisperLanguage(of: settings.locale)
+            options.language = settings.detectsLanguage ? nil : LocaleModelResolver.whisperLanguage(of: settings.locale)
+            options.task = settings.task == .translate ? .translate : .transcribe
         }
         return options
     }

@@ -24,6 +24,10 @@ public final class LongFormTranscription {
         mel = LogMelSpectrogram(streamingWith: session.melTables)
     }
 
+    /// The language the stream is transcribed in: the options' or, when they name none, the one detected on its first
+    /// window (nil before that window is decoded).
+    public var language: String? { state?.language }
+
     /// The sample where the next window starts: the transcription is final before it.
     public var decodedThrough: Int { min((state?.seek ?? 0) * LogMelSpectrogram.hop, mel.sampleCount) }
 

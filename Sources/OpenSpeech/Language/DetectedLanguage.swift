@@ -1,0 +1,37 @@
+import Foundation
+
+/// The language a multilingual model heard in speech, and how sure it was. Not in Apple's API (an OpenSpeech
+/// extension): Apple's transcribers are always told their locale.
+public struct DetectedLanguage: Sendable, Equatable, Hashable, CustomStringConvertible {
+    /// Whisper's code for the language (ISO 639-1 where one exists: `en`, `fr`, `zh`...).
+    public var language: String
+    /// The model's probability for it, 0 to 1.
+    public var probability: Double
+
+    public init(language: String, probability: Double) {
+        self.language = language
+        self.probability = probability
+    }
+
+    /// The language as a locale (language only, no region).
+    public var locale: Locale { Locale(identifier: language) }
+
+    /// The language's English name where the system knows it, else its code ("French", "Japanese").
+    public var name: String {
+        Locale(identifier: "en").localizedString(forLanguageCode: language) ?? language
+    }
+
+    public var description: String { "\(name) (\(language), \(Int((probability * 100).rounded())) %)" }
+}
+
+extension SpeechTranscriber.Result {
+    /// This result with `language` as the `detectedLanguage` attribute of its text (every alternative).
+    func marked(language: String) -> SpeechTranscriber.Result {
+        let marked = alternatives.map { text -> AttributedString in
+            var text = text
+            text.detectedLanguage = language
+            return text
+        }
+        return SpeechTranscriber.Result(range: range, resultsFinalizationTime: resultsFinalizationTime, alternatives: marked)
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import SpeechAssets
+import SpeechAudio
+import SpeechEngine
+
+/// Detects the language of a recording with a multilingual Whisper model: the model's language token on the first
+/// 30 s of speech (`FirstSpeech`), more windows while it is unsure (`LanguageVote`). The model is loaded once per
+/// process (the shared model cache) and the work runs on a queue of its own, off Swift's cooperative pool.
+actor SpokenLanguageIdentifier {
+    enum Input: Sendable {
+        case file(URL)
+        case samples([Float])
+    }
+
+    private let executor = EngineExecutor(label: "openspeech.language")
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    /// The language of `input`'s first speech, nil when it has none. `detectsSpeech` off: its first 30 s whatever
+    /// they hold. Throws `AudioError` for a file that cannot be read, `SFSpeechError(.noModel)` when the model is
+    /// not installed.
+    func identify(_ input: Input, modelID: String, computeType: ComputeType, detectsSpeech: Bool,
+                  store: ModelStore) async throws -> DetectedLanguage? {
+        guard let directory = store.installedDirectory(for: modelID) else {
+            throw SFSpeechError(.noModel, "Language detection needs the multilingual model \(modelID), which is not "
+                + "installed. Install it with `openspeech models install \(modelID)`, or give the language.")
+        }
+        let key = ModelCache.Key(directory: directory, computeType: computeType)
+        let model = try await ModelCache.shared.acquire(key, retention: .processLifetime)
+        do {
+            let detected = try identify(input, model: model, detectsSpeech: detectsSpeech, store: store)
+            await ModelCache.shared.release(key)
+            return detected
+        } catch {
+            await ModelCache.shared.release(key)
+            throw error
+        }
+    }
+
+    private func identify(_ input: Input, model: WhisperModel, detectsSpeech: Bool,
+                          store: ModelStore) throws -> DetectedLanguage? {
+        let detector = detectsSpeech ? SpeechDetector.makeVoiceActivityDetector(store: store).0 : nil
+        let speech: FirstSpeech
+        switch input {
+        case .file(let url):
+            let reader = try MonoAudioReader(url: url, toleratingTruncation: true)
+            speech = FirstSpeech(next: { try reader.read() }, detector: detector)
+        case .samples(let samples):
+            var offset = 0
+            speech = FirstSpeech(next: {
+                let end = min(offset + (1 << 16), samples.count)
+                defer { offset = end }
+                return Array(samples[offset..<end])
+            }, detector: detector)
+        }
+        let session = WhisperSession(model: model, maxBeams: 1)
+        var vote = try Self.vote(speech, session: session)
+        // Still unsure after the speech: the audio's first 30 s as they are (what faster-whisper hears) count too, in
+        // case the detector cut what told the language apart.
+        if detectsSpeech && vote.windows > 0 && !vote.isSure {
+            let raw = try Self.firstWindow(of: input)
+            if !raw.isEmpty { vote.add(try session.detectLanguage(samples: raw)) }
+        }
+        return vote.result
+    }
+
+    /// Hears windows of `speech` until the vote is decided.
+    static func vote(_ speech: FirstSpeech, session: WhisperSession) throws -> LanguageVote {
+        var vote = LanguageVote()
+        while !vote.isDecided, let window = try speech.nextWindow() {
+            try Task.checkCancellation()
+            vote.add(try session.detectLanguage(samples: window))
+        }
+        return vote
+    }
+
+    /// The first 30 s of `input`, silence and all.
+    static func firstWindow(of input: Input) throws -> [Float] {
+        switch input {
+        case .samples(let samples): return Array(samples.prefix(FirstSpeech.windowSamples))
+        case .file(let url):
+            let reader = try MonoAudioReader(url: url, toleratingTruncation: true)
+            var samples: [Float] = []
+            while samples.count < FirstSpeech.windowSamples {
+                let piece = try reader.read()
+                if piece.isEmpty { break }
+                samples += piece
+            }
+            return Array(samples.prefix(FirstSpeech.windowSamples))
+        }
+    }
+}

@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""Runs for bench/language: `openspeech transcribe` with no --locale over the corpus's multilingual clips (one
+invocation, JSON output: detected language, its probability, text), scored beside faster-whisper's run of the same
+clips with language=None (from reference_faster_whisper.py --detect-language); then the English clips with no
+--locale against --locale en-US, the same invocation alternated `--repeats` times, best time of each kept, all files
+in one invocation and one invocation per file, to give the time language detection adds.
+
+WER/CER: both engines' text through the same basic normalizer (lower case, punctuation and symbols removed, spaces
+collapsed); CER (spaces removed) for ja, ko, zh.
+"""
+
+import argparse
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import unicodedata
+
+CHARACTER_LANGUAGES = {"ja", "ko", "zh"}
+
+
+def read_manifest(corpus):
+    with open(os.path.join(corpus, "manifest.tsv"), encoding="utf-8", newline="") as f:
+        rows = list(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
+    return [dict(zip(rows[0], row)) for row in rows[1:] if len(row) >= len(rows[0])]
+
+
+def normalize(text):
+    kept = "".join(" " if unicodedata.category(c)[0] in "PSZ" else c for c in text.lower())
+    return " ".join(kept.split())
+
+
+def distance(a, b):
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        previous, row[0] = row[0], i
+        for j, y in enumerate(b, 1):
+            previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, previous + (x != y))
+    return row[-1]
+
+
+def errors(reference, hypothesis, language):
+    r, h = normalize(reference), normalize(hypothesis)
+    if language in CHARACTER_LANGUAGES:
+        r, h = list(r.replace(" ", "")), list(h.replace(" ", ""))
+    else:
+        r, h = r.split(), h.split()
+    return distance(r, h), len(r)
+
+
+def openspeech(binary, files, extra, output_dir=None):
+    command = [binary, "transcribe", *files, *extra, "--quiet"]
+    if output_dir:
+        command += ["--output-dir", output_dir]
+    start = time.perf_counter()
+    done = subprocess.run(command, check=True, capture_output=True, text=True)
+    return time.perf_counter() - start, done.stdout
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--openspeech", required=True)
+    parser.add_argument("--corpus", required=True)
+    parser.add_argument("--compute-type", default="int8")
+    parser.add_argument("--beam-size", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--faster-whisper", required=True, help="reference_faster_whisper.py's JSON")
+    parser.add_argument("--output", required=True)
+    args = parser.parse_args()
+    items = read_manifest(args.corpus)
+    wav = lambda item: os.path.join(args.corpus, "wav16k", item["id"] + ".wav")
+    common = ["--compute-type", args.compute_type, "--beam-size", str(args.beam_size)]
+
+    # Multilingual clips, no language given.
+    multilingual = [i for i in items if i["subset"] == "multilingual"]
+    with tempfile.TemporaryDirectory() as folder:
+        seconds, _ = openspeech(args.openspeech, [wav(i) for i in multilingual], common + ["--format", "json"], folder)
+        ours = {}
+        for item in multilingual:
+            with open(os.path.join(folder, item["id"] + ".json"), encoding="utf-8") as f:
+                document = json.load(f)
+            ours[item["id"]] = {"language": document["language"],
+                                "probability": document.get("language_probability"), "text": document["text"]}
+    with open(args.faster_whisper, encoding="utf-8") as f:
+        theirs = {c["id"]: {"language": c["detected_language"], "probability": c["language_probability"],
+                            "text": c["text"]} for c in json.load(f)["clips"]}
+
+    languages = sorted({i["language"] for i in multilingual})
+    print(f"Multilingual clips, no language given (OpenSpeech {seconds:.1f} s for {len(multilingual)} clips, one invocation)")
+    print(f"{'language':<9}{'clips':>6}{'LID OpenSpeech':>16}{'LID faster-whisper':>20}{'WER/CER % OpenSpeech':>22}{'faster-whisper':>16}")
+    totals = {"ours": [0, 0, 0, 0], "theirs": [0, 0, 0, 0]}
+    rows = []
+    for language in languages:
+        clips = [i for i in multilingual if i["language"] == language]
+        row = {"language": language, "clips": len(clips)}
+        for name, runs in (("ours", ours), ("theirs", theirs)):
+            right = sum(runs[c["id"]]["language"] == language for c in clips)
+            edits = sum(errors(c["transcript"], runs[c["id"]]["text"], language)[0] for c in clips)
+            length = sum(errors(c["transcript"], runs[c["id"]]["text"], language)[1] for c in clips)
+            row[name] = {"correct": right, "error_rate": edits / max(length, 1)}
+            t = totals[name]
+            t[0] += right; t[1] += len(clips)
+        rows.append(row)
+        print(f"{language:<9}{len(clips):>6}{row['ours']['correct']:>13}/{len(clips):<2}{row['theirs']['correct']:>17}/{len(clips):<2}"
+              f"{100 * row['ours']['error_rate']:>22.1f}{100 * row['theirs']['error_rate']:>16.1f}")
+    print(f"{'all':<9}{totals['ours'][1]:>6}{totals['ours'][0]:>13}/{totals['ours'][1]:<2}{totals['theirs'][0]:>17}/{totals['theirs'][1]:<2}")
+    print("per clip (language, probability): " + "; ".join(
+        f"{i['id']} {ours[i['id']]['language']} {ours[i['id']]['probability']:.3f} / "
+        f"{theirs[i['id']]['language']} {theirs[i['id']]['probability']:.3f}" for i in multilingual))
+
+    # English clips: no --locale (detection, then whisper-tiny.en) against --locale en-US.
+    english = [i for i in items if i["language"] == "en" and i["subset"] in ("ls-clean", "jfk", "longform")]
+    files = [wav(i) for i in english]
+    audio = sum(float(i["duration_s"]) for i in english)
+    best = {"auto": float("inf"), "en-US": float("inf")}
+    texts = {}
+    per_file = {"auto": float("inf"), "en-US": float("inf")}
+    for _ in range(args.repeats):
+        for name, extra in (("en-US", ["--locale", "en-US"]), ("auto", [])):
+            elapsed, text = openspeech(args.openspeech, files, common + extra)
+            best[name] = min(best[name], elapsed)
+            texts[name] = text
+        for name, extra in (("en-US", ["--locale", "en-US"]), ("auto", [])):
+            total = sum(openspeech(args.openspeech, [f], common + extra)[0] for f in files)
+            per_file[name] = min(per_file[name], total)
+    print(f"\nEnglish clips ({len(english)} files, {audio:.0f} s: ls-clean, jfk, longform), best of {args.repeats}")
+    print(f"{'invocation':<28}{'--locale en-US s':>18}{'no --locale s':>16}{'added':>9}")
+    for label, run in (("all files in one", best), ("one per file (load each)", per_file)):
+        print(f"{label:<28}{run['en-US']:>18.2f}{run['auto']:>16.2f}{100 * (run['auto'] / run['en-US'] - 1):>8.1f}%")
+    print(f"identical text with and without --locale: {texts['auto'] == texts['en-US']}")
+
+    with open(args.output, "w", encoding="utf-8") as f:
+        json.dump({"multilingual": rows, "openspeech": ours, "faster_whisper": theirs, "english_best": best,
+                   "english_per_file": per_file, "identical": texts["auto"] == texts["en-US"]}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
