@@ -3,7 +3,7 @@ import Foundation
 /// The frame count a RIFF/WAVE header declares, read from the file itself: FFmpeg caps a WAV's duration to
 /// the bytes present, which hides truncation. Nil when the header leaves the size open (streamed WAVs write
 /// 0 or 0xFFFFFFFF) or cannot be read.
-func wavDeclaredFrames(_ url: URL) -> Int64? {
+package func wavDeclaredFrames(_ url: URL) -> Int64? {
     guard let handle = try? FileHandle(forReadingFrom: url) else { return nil }
     defer { try? handle.close() }
     guard let head = try? handle.read(upToCount: 1 << 16), head.count >= 12,
