@@ -115,7 +115,7 @@ let package = Package(
                 "SpeechEngine", "SpeechAssets", "SpeechAudio", "OpenSpeechServer",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
-            path: "bench/Fuzz", exclude: ["make_seeds.py"]),
+            path: "bench/Fuzz", exclude: ["make_seeds.py", "Findings"]),
 
         // Clients of the legacy API in the shapes apps and tools write them, in Swift 5 mode as most are, built with
         // only `import OpenSpeech`; the legacy API's tests run them.

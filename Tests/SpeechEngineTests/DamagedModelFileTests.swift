@@ -55,10 +55,10 @@ struct DamagedModelFileTests {
         }
     }
 
-    @Test("an empty scalar is refused (was: a read past the end of the file)")
+    @Test("a scalar without bytes is refused (was: a read of the bytes after it, or past the end of the file)")
     func emptyScalar() throws {
-        let error = try read(modelFile(name: "encoder/num_heads", shape: [0], dataType: 3, byteCount: 0), label: "empty-scalar")
-        #expect(error is ModelError)
+        let error = try read(modelFile(name: "encoder/num_heads", shape: [], dataType: 3, byteCount: 0), label: "empty-scalar")
+        #expect(error as? ModelError == .corruptVariable("encoder/num_heads", reason: "declares shape [] of int32 but holds 0 bytes"))
     }
 
     @Test("truncated copies of a real model.bin are typed errors")

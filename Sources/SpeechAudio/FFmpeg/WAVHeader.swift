@@ -12,13 +12,15 @@ package func wavDeclaredFrames(_ url: URL) -> Int64? {
     func uint32(_ offset: Int) -> UInt32 {
         head[offset..<offset + 4].enumerated().reduce(0) { $0 | UInt32($1.element) << (8 * UInt32($1.offset)) }
     }
+    func uint16(_ offset: Int) -> UInt32 { UInt32(head[offset]) | UInt32(head[offset + 1]) << 8 }
     var offset = 12
     var blockAlign: UInt32 = 0
     while offset + 8 <= head.count {
         let id = String(decoding: head[offset..<offset + 4], as: UTF8.self)
         let size = uint32(offset + 4)
+        // The block alignment is the fmt chunk's 16-bit field at byte 12 of its body (bytes 20–21 from its id).
         if id == "fmt ", offset + 22 <= head.count {
-            blockAlign = uint32(offset + 20) & 0xFFFF
+            blockAlign = uint16(offset + 20)
         } else if id == "data" {
             guard blockAlign > 0, size != 0, size != UInt32.max else { return nil }
             return Int64(size / blockAlign)
