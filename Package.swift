@@ -39,6 +39,7 @@ let package = Package(
         .executable(name: "vad-bench", targets: ["vad-bench"]),
         .executable(name: "api-bench", targets: ["api-bench"]),
         .executable(name: "live-bench", targets: ["live-bench"]),
+        .executable(name: "openspeech-fuzz", targets: ["openspeech-fuzz"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -122,6 +123,14 @@ let package = Package(
         // The microphone's latency through a PulseAudio daemon of its own (TestSupport's).
         .executableTarget(
             name: "live-bench", dependencies: ["OpenSpeech", "SpeechEvaluation", "TestSupport"], path: "bench/LiveBench"),
+        // libFuzzer targets over every reader of untrusted bytes (scripts/fuzz); a replayer in the ordinary build.
+        .executableTarget(
+            name: "openspeech-fuzz",
+            dependencies: [
+                "SpeechEngine", "SpeechAssets", "SpeechAudio", "OpenSpeechServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            path: "bench/Fuzz", exclude: ["make_seeds.py", "Findings"]),
 
         // Clients of the legacy API in the shapes apps and tools write them, in Swift 5 mode as most are, built with
         // only `import OpenSpeech`; the legacy API's tests run them.

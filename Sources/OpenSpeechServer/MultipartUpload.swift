@@ -4,15 +4,15 @@ import MultipartKit
 
 /// A `multipart/form-data` request body read as it arrives: text fields in memory, the `file` field streamed to a
 /// temporary file, the whole body bounded by a size limit (413 past it). The caller removes `directory`.
-struct MultipartUpload {
+package struct MultipartUpload {
     /// Text fields by name; repeated names (`timestamp_granularities[]`) keep every value in order.
-    var fields: [String: [String]] = [:]
+    package var fields: [String: [String]] = [:]
     /// The uploaded file, if the form had a `file` field.
-    var file: URL?
+    package var file: URL?
     /// Its size in bytes.
     var fileSize = 0
     /// The folder holding the upload; remove it when done.
-    let directory: URL
+    package let directory: URL
 
     func field(_ name: String) -> String? { fields[name]?.last }
 
@@ -31,7 +31,7 @@ struct MultipartUpload {
 
     /// Reads `body` into a new folder under the temporary directory. On any error the folder is removed before
     /// throwing.
-    static func read(_ body: RequestBody, contentType: String?, maxBytes: Int) async throws -> MultipartUpload {
+    package static func read(_ body: RequestBody, contentType: String?, maxBytes: Int) async throws -> MultipartUpload {
         guard let boundary = boundary(of: contentType) else {
             throw APIError(.badRequest, "Send the request as multipart/form-data with the audio in the field `file`.",
                            code: "invalid_content_type")

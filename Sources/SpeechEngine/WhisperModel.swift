@@ -27,6 +27,9 @@ public final class WhisperModel: Sendable {
         dimensions = weights.dimensions
         config = try ModelConfig.load(directory.appendingPathComponent("config.json"))
         tokenizer = try WhisperTokenizer(modelDirectory: directory)
+        try ModelConsistency(dimensions: dimensions, config: config, vocabularySize: tokenizer.vocabularySize,
+                             vocabularyFile: ModelConsistency.vocabularyFile(in: directory),
+                             featureSize: try ModelConsistency.featureSize(in: directory)).check()
     }
 
     /// Transcribes 16 kHz mono samples (a fresh session each call; keep a `WhisperSession` to reuse buffers).

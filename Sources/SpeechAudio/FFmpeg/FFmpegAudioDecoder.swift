@@ -93,6 +93,11 @@ final class FFmpegAudioDecoder {
             cleanUp()
             throw .corruptFile(url, detail: "its audio stream declares \(Int(sampleRate)) Hz and \(channels) channels")
         }
+        // An AVAudioFormat holds at most 64 channels (as on Apple's platforms).
+        guard channels <= 64 else {
+            cleanUp()
+            throw .unsupportedCodec(url, codec: "\(codecName) with \(channels) channels (at most 64 are supported)")
+        }
         // Set for PCM and lossless codecs; lossy codecs have no stored bit depth.
         let isPCM = codecName.hasPrefix("pcm_")
         let bits = Int(parameters.pointee.bits_per_raw_sample != 0 || !isPCM

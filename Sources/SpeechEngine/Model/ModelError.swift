@@ -12,6 +12,10 @@ public enum ModelError: Error, Equatable, CustomStringConvertible {
     case invalidConfig(String)
     case invalidVocabulary(String)
     case invalidQuantizationScale(String)
+    /// A variable whose declared shape and type disagree with its bytes.
+    case corruptVariable(String, reason: String)
+    /// Files of the model directory that disagree with each other: the file, its field, and how.
+    case inconsistentModel(file: String, field: String, reason: String)
 
     public var description: String {
         switch self {
@@ -35,6 +39,10 @@ public enum ModelError: Error, Equatable, CustomStringConvertible {
             "The vocabulary is invalid: \(reason)."
         case .invalidQuantizationScale(let name):
             "The quantization scale of \(name) is zero, negative, not a number or of the wrong size; the model file is damaged."
+        case .corruptVariable(let name, let reason):
+            "The variable \(name) in model.bin \(reason); the model file is damaged: install the model again."
+        case .inconsistentModel(let file, let field, let reason):
+            "\(file) does not fit the rest of the model directory: \(field) \(reason); install the model again or convert it anew."
         }
     }
 }

@@ -6,7 +6,17 @@ import Foundation
 /// then per variable: name, `u8` rank, `u32` × rank dims, `u8` data type, `u32` byte count, bytes;
 /// then `u32` alias count and (alias, target) name pairs. A name is `u16` length (with NUL) + bytes.
 struct ModelFile {
-    enum DataType: UInt8 { case float32 = 0, int8 = 1, int16 = 2, int32 = 3, float16 = 4, bfloat16 = 5 }
+    enum DataType: UInt8 {
+        case float32 = 0, int8 = 1, int16 = 2, int32 = 3, float16 = 4, bfloat16 = 5
+
+        var byteWidth: Int {
+            switch self {
+            case .int8: 1
+            case .int16, .float16, .bfloat16: 2
+            case .float32, .int32: 4
+            }
+        }
+    }
 
     struct Variable {
         let shape: [Int]
@@ -42,6 +52,13 @@ struct ModelFile {
             let code = try reader.u8()
             guard let dataType = DataType(rawValue: code) else { throw ModelError.unsupportedDataType(name, Int(code)) }
             let byteCount = Int(try reader.u32())
+            // The bytes must be exactly the shape's values: every later read trusts the shape.
+            guard let count = Self.elementCount(shape),
+                  case let (expected, overflow) = count.multipliedReportingOverflow(by: dataType.byteWidth), !overflow,
+                  expected == byteCount
+            else {
+                throw ModelError.corruptVariable(name, reason: "declares shape \(shape) of \(dataType) but holds \(byteCount) bytes")
+            }
             let offset = reader.offset
             try reader.skip(byteCount)
             variables[name] = Variable(shape: shape, dataType: dataType, offset: offset, byteCount: byteCount)
@@ -53,6 +70,18 @@ struct ModelFile {
                 aliases[alias] = try reader.name()
             }
         }
+    }
+
+    /// The number of values of `shape`, nil when the product overflows.
+    static func elementCount(_ shape: [Int]) -> Int? {
+        var count = 1
+        for dimension in shape {
+            guard dimension >= 0 else { return nil }
+            let (product, overflow) = count.multipliedReportingOverflow(by: dimension)
+            if overflow { return nil }
+            count = product
+        }
+        return count
     }
 
     func variable(_ name: String) -> Variable? {
@@ -75,12 +104,13 @@ struct ModelFile {
     /// An integer scalar (num_heads, flags).
     func integer(_ name: String) throws -> Int {
         guard let v = variable(name) else { throw ModelError.missingVariable(name) }
+        guard v.byteCount >= v.dataType.byteWidth else { throw ModelError.unexpectedShape(name, v.shape) }
         return data.withUnsafeBytes { raw in
             switch v.dataType {
             case .int8: Int(raw.load(fromByteOffset: v.offset, as: Int8.self))
             case .int16: Int(raw.loadUnaligned(fromByteOffset: v.offset, as: Int16.self))
             case .int32: Int(raw.loadUnaligned(fromByteOffset: v.offset, as: Int32.self))
-            case .float32: Int(raw.loadUnaligned(fromByteOffset: v.offset, as: Float.self))
+            case .float32: Int(exactly: raw.loadUnaligned(fromByteOffset: v.offset, as: Float.self).rounded(.towardZero)) ?? 0
             default: 0
             }
         }
@@ -133,10 +163,17 @@ struct ModelFile {
     func tensor(_ name: String, shape expected: [Int]? = nil) throws -> Tensor {
         guard let v = variable(name) else { throw ModelError.missingVariable(name) }
         let shape = expected ?? v.shape
-        guard shape.reduce(1, *) == v.shape.reduce(1, *) else { throw ModelError.unexpectedShape(name, v.shape) }
+        guard let count = Self.elementCount(shape), count == Self.elementCount(v.shape) else {
+            throw ModelError.unexpectedShape(name, v.shape)
+        }
         var scales: [Float]? = nil
         if v.dataType == .int8 || v.dataType == .int16 {
-            scales = try quantizationScales(name)
+            // One scale for all values, or one per row of the stored shape.
+            let found = try quantizationScales(name)
+            guard found.count == 1 || (v.shape.count >= 1 && found.count == v.shape[0] && count % found.count == 0) else {
+                throw ModelError.invalidQuantizationScale(name)
+            }
+            scales = found
         }
         defer { releasePages(of: v) }
         return try data.withUnsafeBytes { raw in

@@ -55,10 +55,27 @@ struct WhisperWeights: Sendable {
         }
         guard let conv1 = file.variable("encoder/conv1/weight"), conv1.shape.count == 3,
               let embed = file.variable("decoder/embeddings/weight"), embed.shape.count == 2,
-              let encPos = file.variable("encoder/position_encodings/encodings"),
-              let decPos = file.variable("decoder/position_encodings/encodings")
+              let encPos = file.variable("encoder/position_encodings/encodings"), encPos.shape.count == 2,
+              let decPos = file.variable("decoder/position_encodings/encodings"), decPos.shape.count == 2
         else { throw ModelError.missingVariable("encoder/conv1/weight, decoder/embeddings/weight or position encodings") }
         let d = conv1.shape[0], mels = conv1.shape[1]
+        // Sizes every later product and loop trusts: checked here, against each other and Whisper's fixed window.
+        guard d > 0, mels > 0, conv1.shape[2] == 3 else {
+            throw ModelError.inconsistentModel(file: "model.bin", field: "encoder/conv1/weight",
+                                               reason: "has shape \(conv1.shape), not [width, mel bins, 3]")
+        }
+        guard encPos.shape[0] == LogMelSpectrogram.windowFrames / 2 else {
+            throw ModelError.inconsistentModel(
+                file: "model.bin", field: "encoder/position_encodings/encodings",
+                reason: "has \(encPos.shape[0]) positions where Whisper's 30 s window needs \(LogMelSpectrogram.windowFrames / 2)")
+        }
+        guard decPos.shape[0] >= 64 else {
+            throw ModelError.inconsistentModel(file: "model.bin", field: "decoder/position_encodings/encodings",
+                                               reason: "has \(decPos.shape[0]) positions, fewer than the 64 a window's prompt needs")
+        }
+        guard embed.shape[0] > 0 else {
+            throw ModelError.inconsistentModel(file: "model.bin", field: "decoder/embeddings/weight", reason: "has no rows")
+        }
         dimensions = ModelDimensions(
             melBins: mels, modelWidth: d,
             encoderHeads: try file.integer("encoder/num_heads"), decoderHeads: try file.integer("decoder/num_heads"),
@@ -77,7 +94,10 @@ struct WhisperWeights: Sendable {
         /// without oneDNN, fp16 where the file stores fp16 or `alwaysHalf` asks, else fp32.
         func linear(_ name: String, _ out: Int, _ inputs: Int, bias: Tensor?, alwaysHalf: Bool = false,
                     floatOnly: Bool = false) throws -> Linear {
-            guard let v = file.variable(name), v.shape.reduce(1, *) == out * inputs else {
+            guard let v = file.variable(name), out > 0, inputs > 0,
+                  case let (product, overflow) = out.multipliedReportingOverflow(by: inputs), !overflow,
+                  ModelFile.elementCount(v.shape) == product
+            else {
                 throw ModelError.unexpectedShape(name, file.variable(name)?.shape ?? [])
             }
             #if canImport(CDNNL)
@@ -139,6 +159,7 @@ struct WhisperWeights: Sendable {
         func feedForward(_ p: String, alwaysHalf: Bool) throws -> FeedForwardWeights {
             let (g, b) = try norm("\(p)/layer_norm")
             let hidden = file.variable("\(p)/linear_0/weight")?.shape.first ?? 4 * d
+            guard hidden > 0 else { throw ModelError.unexpectedShape("\(p)/linear_0/weight", [hidden]) }
             return FeedForwardWeights(normGamma: g, normBeta: b, up: try layer("\(p)/linear_0", hidden, d, alwaysHalf: alwaysHalf),
                                       down: try layer("\(p)/linear_1", d, hidden, alwaysHalf: alwaysHalf))
         }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The raw contents of a model directory's tokenizer files.
+/// The raw contents of a model directory's tokenizer files, read with Foundation's `JSONDecoder`.
 struct TokenizerFiles {
     /// Token spellings by id, from `vocabulary.txt`, `vocabulary.json` or else `tokenizer.json`.
     var vocabulary: [String]
@@ -16,42 +16,25 @@ struct TokenizerFiles {
         guard let data = try? Data(contentsOf: tokenizerURL) else {
             throw WhisperTokenizerError.missingFile("tokenizer.json")
         }
-        let root: MinimalJSON
+        let file: TokenizerJSON
         do {
-            root = try MinimalJSON.parse([UInt8](data))
+            file = try JSONDecoder().decode(TokenizerJSON.self, from: data)
         } catch {
-            throw WhisperTokenizerError.invalidFile("tokenizer.json", "\(error)")
+            throw WhisperTokenizerError.invalidFile("tokenizer.json", Self.reason(error))
         }
-        guard let vocab = root["model"]?["vocab"]?.members, let rawMerges = root["model"]?["merges"]?.array else {
-            throw WhisperTokenizerError.invalidFile("tokenizer.json", "not a BPE tokenizer")
+        let added = (file.addedTokens ?? []).map { ($0.content, $0.id) }
+        // Ids index the tables built from them: each must lie among the ids the file defines, so that a damaged
+        // id can neither trap nor make the tables outgrow the file.
+        let limit = file.model.vocab.count + added.count
+        for id in file.model.vocab.values where !(0..<limit).contains(id) {
+            throw WhisperTokenizerError.invalidFile("tokenizer.json", "model.vocab holds the id \(id), outside 0..<\(limit)")
         }
-        var encoderVocabulary: [String: Int] = [:]
-        encoderVocabulary.reserveCapacity(vocab.count)
-        for (text, id) in vocab {
-            guard let id = id.int else { continue }
-            encoderVocabulary[text] = id
+        for (text, id) in added where !(0..<limit).contains(id) {
+            throw WhisperTokenizerError.invalidFile("tokenizer.json", "added token \(text) has the id \(id), outside 0..<\(limit)")
         }
-        var merges: [(String, String)] = []
-        merges.reserveCapacity(rawMerges.count)
-        for merge in rawMerges {
-            // Older files write "a b", newer ones ["a", "b"].
-            if let pair = merge.string, let space = pair.utf8.firstIndex(of: UInt8(ascii: " ")) {
-                merges.append((String(pair[..<space]), String(pair[pair.utf8.index(after: space)...])))
-            } else if let pair = merge.array, pair.count == 2, let left = pair[0].string, let right = pair[1].string {
-                merges.append((left, right))
-            } else {
-                throw WhisperTokenizerError.invalidFile("tokenizer.json", "unreadable merge \(merge)")
-            }
-        }
-        var added: [(String, Int)] = []
-        for entry in root["added_tokens"]?.array ?? [] {
-            if let text = entry["content"]?.string, let id = entry["id"]?.int {
-                added.append((text, id))
-            }
-        }
-        self.encoderVocabulary = encoderVocabulary
-        self.merges = merges
-        self.addedTokens = added
+        encoderVocabulary = file.model.vocab
+        merges = file.model.merges.map { ($0.left, $0.right) }
+        addedTokens = added
         vocabulary = try Self.readVocabulary(modelDirectory) ?? Self.vocabulary(encoderVocabulary, added)
     }
 
@@ -63,10 +46,11 @@ struct TokenizerFiles {
             return lines.map { String(decoding: $0, as: UTF8.self) }
         }
         if let data = try? Data(contentsOf: directory.appendingPathComponent("vocabulary.json")) {
-            guard let list = try? MinimalJSON.parse([UInt8](data)).array?.map({ $0.string ?? "" }) else {
-                throw WhisperTokenizerError.invalidFile("vocabulary.json", "not a list of strings")
+            do {
+                return try JSONDecoder().decode([String].self, from: data)
+            } catch {
+                throw WhisperTokenizerError.invalidFile("vocabulary.json", "not a list of strings: \(reason(error))")
             }
-            return list
         }
         return nil
     }
@@ -77,5 +61,62 @@ struct TokenizerFiles {
         for (text, id) in encoder { list[id] = text }
         for (text, id) in added { list[id] = text }
         return list
+    }
+
+    /// A decoding error in one line: where in the file, and what was wrong.
+    private static func reason(_ error: any Error) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            let keys = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }
+            return keys.isEmpty ? "" : " at \(keys.joined(separator: "."))"
+        }
+        switch error {
+        case DecodingError.dataCorrupted(let context): return "invalid JSON\(path(context))"
+        case DecodingError.keyNotFound(let key, let context): return "no \(key.stringValue)\(path(context))"
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            return "\(context.debugDescription)\(path(context))"
+        default: return "\(error)"
+        }
+    }
+}
+
+/// The parts of a Hugging Face `tokenizer.json` a byte-level BPE needs.
+private struct TokenizerJSON: Decodable {
+    struct Model: Decodable {
+        let vocab: [String: Int]
+        let merges: [Merge]
+    }
+
+    /// A merge rule: older files write `"a b"`, newer ones `["a", "b"]`.
+    struct Merge: Decodable {
+        let left: String, right: String
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let pair = try? container.decode(String.self) {
+                guard let space = pair.utf8.firstIndex(of: UInt8(ascii: " ")) else {
+                    throw DecodingError.dataCorruptedError(in: container, debugDescription: "the merge \"\(pair)\" has no space")
+                }
+                left = String(pair[..<space])
+                right = String(pair[pair.utf8.index(after: space)...])
+            } else {
+                let pair = try container.decode([String].self)
+                guard pair.count == 2 else {
+                    throw DecodingError.dataCorruptedError(in: container, debugDescription: "a merge of \(pair.count) tokens")
+                }
+                (left, right) = (pair[0], pair[1])
+            }
+        }
+    }
+
+    struct AddedToken: Decodable {
+        let id: Int
+        let content: String
+    }
+
+    let model: Model
+    let addedTokens: [AddedToken]?
+
+    enum CodingKeys: String, CodingKey {
+        case model, addedTokens = "added_tokens"
     }
 }

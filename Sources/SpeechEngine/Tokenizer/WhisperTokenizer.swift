@@ -80,7 +80,8 @@ public struct WhisperTokenizer: Sendable {
         // lang_ids is not used: converted English-only models carry the multilingual ids there.)
         var languageTokens: [String: Int] = [:]
         var codes: [String] = []
-        for id in (sot + 1)..<min(translate, transcribe) where id < vocabulary.count {
+        // (A damaged vocabulary may order the tokens otherwise: then it has no languages, rather than a range that traps.)
+        for id in (sot + 1)..<max(sot + 1, min(translate, transcribe)) where id < vocabulary.count {
             let text = vocabulary[id]
             guard text.hasPrefix("<|"), text.hasSuffix("|>"), text.count > 4 else { continue }
             let code = String(text.dropFirst(2).dropLast(2))
@@ -114,6 +115,10 @@ public struct WhisperTokenizer: Sendable {
         }
         self.bytes = bytes
         self.offsets = offsets
+        // Every id the encoder can produce must have a spelling (and a row in the model, which the model checks).
+        for (text, id) in files.encoderVocabulary.map({ ($0.key, $0.value) }) + files.addedTokens where id >= count {
+            throw WhisperTokenizerError.invalidFile("tokenizer.json", "the token \(text) has the id \(id), past the vocabulary's \(count) tokens")
+        }
 
         merges = try BytePairMerges(vocabulary: files.encoderVocabulary, rules: files.merges)
         addedTokens = AddedTokenMatcher(files.addedTokens)

@@ -29,16 +29,23 @@ struct ONNXConstants {
         }
     }
 
-    private mutating func readGraph(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) throws {
+    /// Subgraphs nest at most this deep (Silero's `If` branches: 1); deeper nesting is a damaged file, not a reason
+    /// to run out of stack.
+    static let maximumGraphDepth = 16
+
+    private mutating func readGraph(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, depth: Int = 0) throws {
+        guard depth <= Self.maximumGraphDepth else {
+            throw ProtoReader.Malformed(reason: "subgraphs nested more than \(Self.maximumGraphDepth) deep")
+        }
         var reader = ProtoReader(bytes)
         while let (field, value) = try reader.next() {
             guard case .bytes(let body) = value else { continue }
-            if field == 1 { try readNode(body) }
+            if field == 1 { try readNode(body, depth: depth) }
             if field == 5 { try readTensor(body, name: nil) }
         }
     }
 
-    private mutating func readNode(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) throws {
+    private mutating func readNode(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, depth: Int) throws {
         var reader = ProtoReader(bytes)
         var output: String?
         var opType = ""
@@ -57,7 +64,7 @@ struct ONNXConstants {
                     switch attributeField {
                     case 1: name = String(decoding: inner, as: UTF8.self)
                     case 5: tensor = inner
-                    case 6, 11: try readGraph(inner)
+                    case 6, 11: try readGraph(inner, depth: depth + 1)
                     default: break
                     }
                 }
@@ -81,7 +88,7 @@ struct ONNXConstants {
             case (1, .bytes(let packed)):
                 var inner = ProtoReader(packed)
                 while let dim = try inner.varint() { dims.append(Int(truncatingIfNeeded: dim)) }
-            case (2, .varint(let type)): dataType = Int(type)
+            case (2, .varint(let type)): dataType = Int(truncatingIfNeeded: type)
             case (4, .bytes(let packed)):
                 floats += stride(from: packed.startIndex, to: packed.endIndex - 3, by: 4).map { littleEndianFloat(packed, at: $0) }
             case (4, .fixed32(let bits)): floats.append(Float(bitPattern: bits))
@@ -92,9 +99,12 @@ struct ONNXConstants {
         }
         // Only float tensors are weights; integer constants (shapes, axes) are skipped.
         guard dataType == 1, let tensorName else { return }
-        let count = dims.reduce(1, *)
+        // Dimensions are the file's own numbers: negative or overflowing ones are damage, not sizes.
+        guard let count = ModelFile.elementCount(dims) else {
+            throw ProtoReader.Malformed(reason: "\(tensorName) has the impossible shape \(dims)")
+        }
         if let raw {
-            guard raw.count == 4 * count else { throw ProtoReader.Malformed(reason: "\(tensorName) has \(raw.count) bytes for \(count) floats") }
+            guard raw.count % 4 == 0, raw.count / 4 == count else { throw ProtoReader.Malformed(reason: "\(tensorName) has \(raw.count) bytes for \(count) floats") }
             floats = stride(from: raw.startIndex, to: raw.endIndex, by: 4).map { littleEndianFloat(raw, at: $0) }
         }
         guard floats.count == count else { throw ProtoReader.Malformed(reason: "\(tensorName) has \(floats.count) values for shape \(dims)") }

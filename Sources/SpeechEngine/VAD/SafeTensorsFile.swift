@@ -27,19 +27,19 @@ struct SafeTensorsFile {
         for (name, value) in header where name != "__metadata__" {
             guard let info = value as? [String: Any], let dtype = info["dtype"] as? String,
                   let shape = info["shape"] as? [Int], let offsets = info["data_offsets"] as? [Int], offsets.count == 2,
-                  offsets[0] >= 0, offsets[0] <= offsets[1], base + offsets[1] <= data.count
+                  offsets[0] >= 0, offsets[0] <= offsets[1], offsets[1] <= data.count - base
             else { throw corrupt("bad header entry for \(name)") }
-            let count = shape.reduce(1, *)
+            guard let count = ModelFile.elementCount(shape) else { throw corrupt("\(name) has the impossible shape \(shape)") }
             let bytes = data.subdata(in: (base + offsets[0])..<(base + offsets[1]))
             let values: [Float]
             switch dtype {
             case "F32":
-                guard bytes.count == 4 * count else { throw corrupt("\(name) has \(bytes.count) bytes for \(count) floats") }
+                guard bytes.count % 4 == 0, bytes.count / 4 == count else { throw corrupt("\(name) has \(bytes.count) bytes for \(count) floats") }
                 values = bytes.withUnsafeBytes { raw in
                     (0..<count).map { Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 4 * $0, as: UInt32.self))) }
                 }
             case "F16":
-                guard bytes.count == 2 * count else { throw corrupt("\(name) has \(bytes.count) bytes for \(count) halves") }
+                guard bytes.count % 2 == 0, bytes.count / 2 == count else { throw corrupt("\(name) has \(bytes.count) bytes for \(count) halves") }
                 values = bytes.withUnsafeBytes { raw in
                     [Float](unsafeUninitializedCapacity: count) { buffer, initialized in
                         HalfConversion.halfToFloat(raw.baseAddress!, buffer.baseAddress!, count: count)

@@ -1,0 +1,22 @@
+import Foundation
+
+/// The engine's readers of files other people made, each reached as loading a model reaches it, for the fuzz targets
+/// (bench/Fuzz) and the tests of damaged files. Every function reads and discards; a damaged file is a typed error.
+package enum EngineReaders {
+    /// Reads `model.bin`: its variable table, every variable's values in each form the loader asks for, then the
+    /// weights of a Whisper model in `computeType`.
+    package static func readModelFile(_ url: URL, computeType: ComputeType = .float32) throws {
+        let file = try ModelFile(url: url)
+        for (name, variable) in file.variables.sorted(by: { $0.key < $1.key }) {
+            if variable.shape.isEmpty { _ = try? file.integer(name) }
+            if variable.shape.count == 2 { _ = try? file.halfMatrix(name) }
+            _ = try? file.tensor(name)
+        }
+        _ = try WhisperWeights(file: file, computeType: computeType)
+    }
+
+    /// Reads `config.json`.
+    package static func readConfig(_ url: URL) throws {
+        _ = try ModelConfig.load(url)
+    }
+}

@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""Seed corpora for the fuzz targets (scripts/fuzz), made from real files: installed models, the corpus, the catalog.
+
+Large real files become small inputs of the same form (a Whisper model.bin shrunk to a width of 48 and one layer
+each side, a tokenizer.json cut to its first tokens, short clips of the corpus in several containers), so that
+libFuzzer mutates structure rather than megabytes of weights; the real VAD weights are kept whole.
+Usage: make_seeds.py OUT_DIR MODELS_DIR REPO_DIR CORPUS_DIR
+"""
+import io, json, os, re, struct, subprocess, sys, zipfile
+
+out, models, repo, corpus = sys.argv[1:5]
+
+
+def put(target, name, data):
+    os.makedirs(os.path.join(out, target), exist_ok=True)
+    with open(os.path.join(out, target, name), "wb") as f:
+        f.write(data)
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def model_dirs():
+    for name in sorted(os.listdir(models)):
+        path = os.path.join(models, name)
+        if os.path.exists(os.path.join(path, "model.bin")):
+            yield name, path
+
+
+# model.bin: the real variable table with every size shrunk (width 384 → 48 and so on), one layer each side.
+def read_ct2(path):
+    data = read(path)
+    pos = 0
+
+    def u(fmt):
+        nonlocal pos
+        v = struct.unpack_from(fmt, data, pos)
+        pos += struct.calcsize(fmt)
+        return v[0]
+
+    def name():
+        nonlocal pos
+        n = u("<H")
+        s = data[pos:pos + n - 1].decode()
+        pos += n
+        return s
+
+    version = u("<I"); spec = name(); revision = u("<I")
+    variables = []
+    for _ in range(u("<I")):
+        n = name(); rank = u("<B"); shape = [u("<I") for _ in range(rank)]; dtype = u("<B"); size = u("<I")
+        variables.append((n, shape, dtype, data[pos:pos + size])); pos += size
+    aliases = []
+    if pos < len(data):
+        for _ in range(u("<I")):
+            aliases.append((name(), name()))
+    return version, spec, revision, variables, aliases
+
+
+def write_ct2(version, spec, revision, variables, aliases):
+    def name(s):
+        b = s.encode() + b"\0"
+        return struct.pack("<H", len(b)) + b
+    parts = [struct.pack("<I", version), name(spec), struct.pack("<I", revision), struct.pack("<I", len(variables))]
+    for n, shape, dtype, payload in variables:
+        parts += [name(n), struct.pack("<B", len(shape))] + [struct.pack("<I", d) for d in shape]
+        parts += [struct.pack("<B", dtype), struct.pack("<I", len(payload)), payload]
+    parts.append(struct.pack("<I", len(aliases)))
+    for a, t in aliases:
+        parts += [name(a), name(t)]
+    return b"".join(parts)
+
+
+WIDTH = {0: 4, 1: 1, 2: 2, 3: 4, 4: 2, 5: 2}
+
+
+def shrink(path):
+    version, spec, revision, variables, aliases = read_ct2(path)
+    conv1 = next(s for n, s, _, _ in variables if n == "encoder/conv1/weight")
+    d = conv1[0]
+    small = {d: 48, 2 * d: 96, 3 * d: 144, 4 * d: 192}
+    kept = []
+    for n, shape, dtype, payload in variables:
+        if re.search(r"/layer_[1-9][0-9]*/", n):
+            continue
+        if n.endswith("position_encodings/encodings"):
+            new = [shape[0], 48] if n.startswith("encoder") else [64, 48]
+        elif n == "decoder/embeddings/weight":
+            new = [64, 48]
+        else:
+            new = [small.get(x, x) if i < 2 or len(shape) == 1 else x for i, x in enumerate(shape)]
+        count = 1
+        for x in new:
+            count *= x
+        size = count * WIDTH[dtype]
+        body = (payload * (size // max(len(payload), 1) + 1))[:size] if payload else b"\0" * size
+        kept.append((n, new, dtype, body))
+    return write_ct2(version, spec, revision, kept, aliases)
+
+
+for name, path in model_dirs():
+    put("model-file", f"{name}-small.bin", shrink(os.path.join(path, "model.bin")))
+    put("model-file", f"{name}-head.bin", read(os.path.join(path, "model.bin"))[:4096])
+    put("config", f"{name}.json", read(os.path.join(path, "config.json")))
+    manifest = os.path.join(path, ".openspeech-install.json")
+    if os.path.exists(manifest):
+        put("install-manifest", f"{name}.json", read(manifest))
+    # tokenizer.json cut to its byte tokens and first merges; added tokens renumbered after them.
+    tok = json.loads(read(os.path.join(path, "tokenizer.json")))
+    vocab = {k: v for k, v in tok["model"]["vocab"].items() if v < 600}
+    merges = []
+    for m in tok["model"]["merges"]:
+        a, b = m.split(" ", 1) if isinstance(m, str) else m
+        if a in vocab and b in vocab and a + b in vocab:
+            merges.append(m)
+    added = [dict(t, id=len(vocab) + i) for i, t in enumerate(tok.get("added_tokens", []))]
+    tok["model"]["vocab"], tok["model"]["merges"], tok["added_tokens"] = vocab, merges, added
+    put("tokenizer", f"{name}.json", json.dumps(tok, ensure_ascii=False).encode())
+    # vocabulary.json: the minimal tokenizer's ids (bytes, then the specials), from the real vocabulary.txt's spellings.
+    lines = read(os.path.join(path, "vocabulary.txt")).decode().split("\n")[:256]
+    specials = ["<|endoftext|>", "<|startoftranscript|>", "<|en|>", "<|translate|>", "<|transcribe|>",
+                "<|startoflm|>", "<|startofprev|>", "<|nocaptions|>", "<|notimestamps|>"]
+    put("vocabulary", f"{name}.json", json.dumps(lines + specials).encode())
+
+# The VAD weights, whole, and a small ONNX file of the same structure (graph, initializer, Constant in a subgraph).
+vad = os.path.join(models, "silero-vad")
+if os.path.isdir(vad):
+    put("onnx", "silero_vad.onnx", read(os.path.join(vad, "silero_vad.onnx")))
+    put("safetensors", "silero_vad_16k.safetensors", read(os.path.join(vad, "silero_vad_16k.safetensors")))
+
+
+def varint(n):
+    b = bytearray()
+    while True:
+        if n < 0x80:
+            b.append(n); return bytes(b)
+        b.append(n & 0x7F | 0x80); n >>= 7
+
+
+def field(number, payload):
+    return varint(number << 3 | 2) + varint(len(payload)) + payload
+
+
+def tensor(name, dims, raw=True):
+    body = b"".join(varint(1 << 3) + varint(d) for d in dims) + varint(2 << 3) + varint(1) + field(8, name.encode())
+    values = struct.pack(f"<{max(1, eval('*'.join(map(str, dims)) or '1'))}f", *([0.5] * max(1, eval('*'.join(map(str, dims)) or '1'))))
+    return body + (field(9, values) if raw else field(4, values))
+
+
+const = field(4, b"Constant") + field(2, b"c0") + field(5, field(1, b"value") + field(5, tensor("c0", [2, 2], raw=False)))
+subgraph = field(1, const) + field(5, tensor("sub.weight", [3]))
+node = field(4, b"If") + field(5, field(1, b"then_branch") + field(6, subgraph))
+graph = field(1, node) + field(5, tensor("_model.stft.forward_basis_buffer", [2, 1, 2])) + field(5, tensor("w", [4]))
+put("onnx", "small.onnx", varint(1 << 3) + varint(8) + field(7, graph))
+
+header = json.dumps({"a": {"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 16]},
+                     "b": {"dtype": "F16", "shape": [3], "data_offsets": [16, 22]}, "__metadata__": {"format": "pt"}})
+put("safetensors", "small.safetensors", struct.pack("<Q", len(header)) + header.encode() + struct.pack("<4f", 1, 2, 3, 4) + b"\0<\0<\0<")
+
+# Audio: 0.2 s of a corpus recording in the containers and sample formats users send.
+clips = sorted(f for f in os.listdir(os.path.join(corpus, "audio")) if f.endswith(".wav"))
+if clips:
+    source = os.path.join(corpus, "audio", clips[0])
+    for name, args in [("s16-16k-mono.wav", ["-ar", "16000", "-ac", "1", "-c:a", "pcm_s16le"]),
+                       ("f32-44k-stereo.wav", ["-ar", "44100", "-ac", "2", "-c:a", "pcm_f32le"]),
+                       ("s24-48k.wav", ["-ar", "48000", "-c:a", "pcm_s24le"]),
+                       ("u8-8k.wav", ["-ar", "8000", "-c:a", "pcm_u8"]),
+                       ("clip.flac", ["-ar", "16000"]), ("clip.mp3", ["-ar", "16000", "-b:a", "32k"]),
+                       ("clip.ogg", ["-ar", "16000", "-c:a", "libvorbis"])]:
+        data = subprocess.run(["ffmpeg", "-v", "error", "-t", "0.2", "-i", source] + args + ["-f", name.split(".")[-1], "-"],
+                              capture_output=True).stdout
+        if data:
+            put("audio-file", name, data)
+            if name.endswith(".wav"):
+                put("wav-header", name, data[:512])
+
+catalog = os.path.join(repo, "Sources/SpeechAssets/Resources/catalog.json")
+put("catalog", "catalog.json", read(catalog))
+put("catalog", "user-models.json", json.dumps({"models": [json.loads(read(catalog))["models"][0]]}).encode())
+
+buffer = io.BytesIO()
+with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
+    z.writestr("ctranslate2_model/model.bin", b"\x06\0\0\0" + b"weights" * 20)
+    z.writestr("pkg-1.0.dist-info/METADATA", "Name: pkg\n")
+put("wheel", "model.whl", buffer.getvalue())
+buffer = io.BytesIO()
+with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as z:
+    z.writestr("ctranslate2_model/model.bin", b"stored")
+put("wheel", "stored.whl", buffer.getvalue())
+
+b = "--fuzzboundary"
+body = (f"{b}\r\nContent-Disposition: form-data; name=\"model\"\r\n\r\nwhisper-tiny.en\r\n"
+        f"{b}\r\nContent-Disposition: form-data; name=\"timestamp_granularities[]\"\r\n\r\nword\r\n"
+        f"{b}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.wav\"\r\nContent-Type: audio/wav\r\n\r\nRIFF....WAVE\r\n"
+        f"{b}--\r\n")
+put("multipart", "form.txt", body.encode())
+put("multipart", "fields.txt", f"{b}\r\nContent-Disposition: form-data; name=\"language\"\r\n\r\nen\r\n{b}--\r\n".encode())
