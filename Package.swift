@@ -146,7 +146,8 @@ let package = Package(
         .testTarget(name: "SpeechAssetsTests", dependencies: ["SpeechAssets", "TestSupport"]),
         .testTarget(name: "OpenSpeechTests", dependencies: ["OpenSpeech", "SpeechEvaluation", "TestSupport"]),
         // The server through real clients: the official `openai` Python package (Clients/) and curl.
-        .testTarget(name: "OpenSpeechServerTests", dependencies: ["OpenSpeech", "OpenSpeechServer", "SpeechEvaluation", "TestSupport"],
+        .testTarget(name: "OpenSpeechServerTests", dependencies: ["OpenSpeech", "OpenSpeechServer", "SpeechEvaluation", "TestSupport",
+                                                              .product(name: "Hummingbird", package: "hummingbird")],
                     exclude: ["Clients"]),
         .testTarget(name: "SpeechEngineTests", dependencies: ["SpeechEngine", "SpeechAssets", "SpeechAudio", "SpeechEvaluation", "TestSupport"]),
     ],

@@ -45,10 +45,15 @@ package struct MultipartUpload {
             parser.onHeader = { name, value in state.header(name, value) }
             parser.onBody = { buffer in state.body(&buffer) }
             parser.onPartComplete = { state.complete() }
+            var headerGuard = MultipartHeaderGuard(boundary: boundary)
             var total = 0
             for try await buffer in body {
                 total += buffer.readableBytes
                 if total > maxBytes { throw APIError.tooLarge(limit: maxBytes) }
+                guard headerGuard.accepts(buffer.readableBytesView) else {
+                    throw APIError(.badRequest, "The multipart body is malformed: a part's header name holds a byte "
+                        + "outside ASCII.", code: "invalid_multipart")
+                }
                 do {
                     try parser.execute(buffer)
                 } catch {
