@@ -14,6 +14,7 @@ public struct SegmentStatistics: Sendable, Codable, Equatable {
     /// The sampling temperature the window was decoded at (above 0 after a fallback).
     public var temperature: Double
 
+    /// Statistics with these values, as the decoder reports them.
     public init(seek: Int, tokens: [Int], avgLogProb: Double, compressionRatio: Double, noSpeechProb: Double,
                 temperature: Double) {
         self.seek = seek

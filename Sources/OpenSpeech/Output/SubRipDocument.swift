@@ -2,8 +2,10 @@ import Foundation
 
 /// A transcript as SubRip (`.srt`) subtitles: numbered cues cut by `SubtitleCues`. Not in Apple's API.
 public struct SubRipDocument: Sendable {
+    /// The subtitle cues, in order.
     public var cues: [SubtitleCue]
 
+    /// The SubRip document of `transcript`, its segments cut into cues within `layout`.
     public init(_ transcript: Transcript, layout: SubtitleLayout = SubtitleLayout()) {
         cues = SubtitleCues(layout: layout).cues(for: transcript.segments)
     }

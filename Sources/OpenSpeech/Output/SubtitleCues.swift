@@ -2,9 +2,12 @@
 public struct SubtitleCue: Sendable, Equatable {
     /// A line of a cue: its text and the timed words it shows (none for a segment without word times).
     public struct Line: Sendable, Equatable {
+        /// The line's text as shown.
         public var text: String
+        /// The timed words the line shows, in order.
         public var words: [Transcript.Word]
 
+        /// A line showing `text`, made of `words`.
         public init(text: String, words: [Transcript.Word]) {
             self.text = text
             self.words = words
@@ -15,8 +18,10 @@ public struct SubtitleCue: Sendable, Equatable {
     public var start: Double
     /// Seconds: never after the last word's end.
     public var end: Double
+    /// The cue's lines, top to bottom.
     public var lines: [Line]
 
+    /// A cue shown from `start` to `end` seconds with `lines`.
     public init(start: Double, end: Double, lines: [Line]) {
         self.start = start
         self.end = end
@@ -39,8 +44,10 @@ public struct SubtitleCue: Sendable, Equatable {
 /// earlier (or, if it is too short for that, the next starts later). Segments without word times become one cue
 /// each, wrapped but not cut.
 public struct SubtitleCues: Sendable, Equatable {
+    /// The limits cues are cut to.
     public var layout: SubtitleLayout
 
+    /// A cutter that keeps cues within `layout`.
     public init(layout: SubtitleLayout = SubtitleLayout()) {
         self.layout = layout
     }

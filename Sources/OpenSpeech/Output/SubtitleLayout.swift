@@ -13,6 +13,7 @@ public struct SubtitleLayout: Sendable, Equatable {
     /// next cue's ends earlier (never later than its last word's end).
     public var minCueGap: Double
 
+    /// A layout with these limits; the defaults are 42 characters, 2 lines, 7 seconds and an 80 ms gap.
     public init(maxLineWidth: Int = 42, maxLineCount: Int = 2, maxCueDuration: Double = 7, minCueGap: Double = 0.08) {
         self.maxLineWidth = maxLineWidth
         self.maxLineCount = maxLineCount

@@ -3,12 +3,15 @@ import Foundation
 /// A transcript as tab-separated values, as whisper's command line writes them: a `start`, `end`, `text` header,
 /// then one row per segment with its times in integer milliseconds. Not in Apple's API.
 public struct TabSeparatedDocument: Sendable {
+    /// The transcript's segments, one row each.
     public var segments: [Transcript.Segment]
 
+    /// The tab-separated document of `transcript`.
     public init(_ transcript: Transcript) {
         segments = transcript.segments
     }
 
+    /// The document: a header row, then each segment's start and end in milliseconds and its trimmed text.
     public var text: String {
         "start\tend\ttext\n" + segments.map { segment in
             let text = segment.text.trimmingCharacters(in: .whitespaces)

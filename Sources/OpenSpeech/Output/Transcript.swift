@@ -7,33 +7,45 @@ import SpeechAudio
 public struct Transcript: Sendable, Codable, Equatable {
     /// A word with its time range (seconds) and, when asked, the decoder's probability for it.
     public struct Word: Sendable, Codable, Equatable {
+        /// Seconds from the start of the audio at which the word starts.
         public var start: Double
+        /// Seconds from the start of the audio at which the word ends.
         public var end: Double
         /// The word without surrounding spaces.
         public var word: String
+        /// The decoder's probability for the word (0 to 1); nil unless results carried confidence attributes.
         public var confidence: Double?
     }
 
     /// A final result: its time range (seconds), its text, its timed words (none without word times).
     public struct Segment: Sendable, Codable, Equatable {
+        /// Seconds from the start of the audio at which the segment starts.
         public var start: Double
+        /// Seconds from the start of the audio at which the segment ends.
         public var end: Double
+        /// The segment's text, without leading or trailing spaces.
         public var text: String
+        /// The segment's timed words, in order; empty when the transcription had no word times.
         public var words: [Word]
         /// What the decoder reported for the segment (nil for live results).
         public var statistics: SegmentStatistics?
     }
 
+    /// The document formats a transcript can be written as: plain text, SubRip, WebVTT, JSON and tab-separated values.
     public enum Format: String, Sendable, CaseIterable {
         case text, srt, vtt, json, tsv
     }
 
+    /// The whole transcription's text: the final results' texts joined, trimmed of surrounding spaces.
     public var text: String
+    /// The language of the transcription, as a Whisper code such as `en`.
     public var language: String
     /// How sure language detection was of `language` (0 to 1); nil when the language was given, not detected.
     /// JSON: `language_probability`.
     public var languageProbability: Double?
+    /// The audio's duration in seconds.
     public var duration: Double
+    /// The final results, one segment each, in order.
     public var segments: [Segment]
 
     enum CodingKeys: String, CodingKey {

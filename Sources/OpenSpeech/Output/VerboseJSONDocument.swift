@@ -4,17 +4,27 @@ import Foundation
 /// with Whisper's per-segment statistics, words), so tools that read OpenAI's output read it. Not in Apple's API;
 /// the CLI's `--format json` and the server's `verbose_json` are both this document.
 public struct VerboseJSONDocument: Sendable, Encodable {
+    /// One segment of the document, with Whisper's decoding statistics when the decoder reported them.
     public struct Segment: Sendable, Encodable, Equatable {
+        /// The segment's index in the document, from 0.
         public var id: Int
+        /// The 10 ms frame where the decoding window started (the segment's start when unknown).
         public var seek: Int
+        /// Seconds from the start of the audio at which the segment starts.
         public var start: Double
+        /// Seconds from the start of the audio at which the segment ends.
         public var end: Double
+        /// The segment's text.
         public var text: String
         /// The decoder's statistics; absent for text the decoder did not report them for (live results).
         public var tokens: [Int]?
+        /// The sampling temperature the segment was decoded at.
         public var temperature: Double?
+        /// The mean log probability of the segment's tokens (JSON: `avg_logprob`).
         public var avgLogprob: Double?
+        /// How much the text compresses, a repetition measure (JSON: `compression_ratio`).
         public var compressionRatio: Double?
+        /// The model's probability that the window held no speech (JSON: `no_speech_prob`).
         public var noSpeechProb: Double?
 
         enum CodingKeys: String, CodingKey {
@@ -23,9 +33,13 @@ public struct VerboseJSONDocument: Sendable, Encodable {
         }
     }
 
+    /// A timed word of the document.
     public struct Word: Sendable, Encodable, Equatable {
+        /// The word without surrounding spaces.
         public var word: String
+        /// Seconds from the start of the audio at which the word starts.
         public var start: Double
+        /// Seconds from the start of the audio at which the word ends.
         public var end: Double
     }
 
@@ -35,9 +49,13 @@ public struct VerboseJSONDocument: Sendable, Encodable {
     public var language: String
     /// How sure language detection was (0 to 1), as faster-whisper reports it; absent when the language was given.
     public var languageProbability: Double?
+    /// The audio's duration in seconds.
     public var duration: Double
+    /// The whole transcription's text.
     public var text: String
+    /// The segments; absent when the document was made without them.
     public var segments: [Segment]?
+    /// The timed words of all segments; absent when the document was made without them.
     public var words: [Word]?
 
     /// The document for `transcript`; `segments` and `words` choose whether those lists are present (words are
@@ -47,6 +65,8 @@ public struct VerboseJSONDocument: Sendable, Encodable {
         case languageProbability = "language_probability"
     }
 
+    /// The document for `transcript` with `task` as given; `segments` and `words` choose whether those lists
+    /// are present.
     public init(_ transcript: Transcript, task: String = "transcribe", segments: Bool = true, words: Bool = true) {
         self.task = task
         language = Self.languageName(transcript.language)

@@ -3,10 +3,12 @@ import Foundation
 /// A transcript as WebVTT (`.vtt`) subtitles: cues cut by `SubtitleCues`, optionally with each word's start as a
 /// timestamp tag (`<00:00:01.200>`) so players can highlight the word being said. Not in Apple's API.
 public struct WebVTTDocument: Sendable {
+    /// The subtitle cues, in order.
     public var cues: [SubtitleCue]
     /// Whether each word after a cue's first carries its start time as a timestamp tag.
     public var highlightsWords: Bool
 
+    /// The WebVTT document of `transcript`, its segments cut into cues within `layout`.
     public init(_ transcript: Transcript, layout: SubtitleLayout = SubtitleLayout(), highlightsWords: Bool = false) {
         cues = SubtitleCues(layout: layout).cues(for: transcript.segments)
         self.highlightsWords = highlightsWords
