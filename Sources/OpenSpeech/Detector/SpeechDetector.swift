@@ -18,7 +18,9 @@ import SpeechEngine
 public final class SpeechDetector: SpeechModule, AnalyzerDrivenModule {
     /// Whether a stretch of audio holds speech, as in Apple's Speech.
     public struct Result: SpeechModuleResult, Sendable, Equatable {
+        /// The stretch of audio the result describes, on the analyzer's timeline.
         public let range: CMTimeRange
+        /// Results for audio before this time will not change; ours are final when reported.
         public let resultsFinalizationTime: CMTime
         /// Whether `range` is speech (true) or silence and other sounds (false).
         public let speechDetected: Bool
@@ -36,7 +38,9 @@ public final class SpeechDetector: SpeechModule, AnalyzerDrivenModule {
         case energy
     }
 
+    /// Speech and silence regions in order, when `reportResults` is true; the stream ends when the analyzer finishes.
     public let results: AsyncThrowingStream<Result, any Error>
+    /// How readily the detector calls audio speech, as given at creation.
     public let detectionOptions: DetectionOptions
     /// Whether results are delivered; when false the detector only gates transcribers.
     public let reportResults: Bool
@@ -71,6 +75,7 @@ public final class SpeechDetector: SpeechModule, AnalyzerDrivenModule {
         get async { SpeechAnalyzer.speechFormats }
     }
 
+    /// The Silero VAD catalog model, which the detector runs when installed (else its energy fallback).
     public var assetModelIDs: [String] { [Self.modelID] }
 
     /// The voice activity detector this module runs: chosen when the analyzer prepares the module (nil before),

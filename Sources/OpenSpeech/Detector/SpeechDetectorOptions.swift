@@ -13,8 +13,10 @@ extension SpeechDetector {
             case high
         }
 
+        /// How readily audio is called speech.
         public var sensitivityLevel: SensitivityLevel
 
+        /// Options with this sensitivity level.
         public init(sensitivityLevel: SensitivityLevel) {
             self.sensitivityLevel = sensitivityLevel
         }

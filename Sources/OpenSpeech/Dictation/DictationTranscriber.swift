@@ -20,7 +20,9 @@ import SpeechAudio
 public final class DictationTranscriber: LocaleDependentSpeechModule, AnalyzerDrivenModule {
     /// A transcription of a stretch of audio, as in Apple's Speech.
     public struct Result: SpeechModuleResult, Sendable, Equatable {
+        /// The stretch of audio the result transcribes, on the analyzer's timeline.
         public let range: CMTimeRange
+        /// Results for audio before this time will not change: final results are delivered up to it.
         public let resultsFinalizationTime: CMTime
         /// The best transcription: `alternatives[0]`.
         public var text: AttributedString { alternatives[0] }
@@ -34,11 +36,17 @@ public final class DictationTranscriber: LocaleDependentSpeechModule, AnalyzerDr
         public let alternatives: [AttributedString]
     }
 
+    /// Results in order, volatile and final; the stream ends when the analyzer finishes, or throws its error.
     public let results: AsyncThrowingStream<Result, any Error>
+    /// The hints about the speech, as given at creation (`farField` and `atypicalSpeech` change nothing here).
     public let contentHints: Set<ContentHint>
+    /// The options that change the text (punctuation, emoji, etiquette), as given at creation.
     public let transcriptionOptions: Set<TranscriptionOption>
+    /// The options that choose which results are delivered and when, as given at creation.
     public let reportingOptions: Set<ReportingOption>
+    /// The attributes put on result text, as given at creation.
     public let attributeOptions: Set<ResultAttributeOption>
+    /// The locale the transcriber was created for, as a one-element array.
     public let selectedLocales: [Locale]
     let processor: any ModuleProcessor
 
@@ -98,6 +106,8 @@ public final class DictationTranscriber: LocaleDependentSpeechModule, AnalyzerDr
         get async { await SpeechTranscriber.installedLocales }
     }
 
+    /// A supported locale equivalent to `locale`, as `SpeechTranscriber.supportedLocale(equivalentTo:)` finds it.
+    /// Synchronous, unlike Apple's `async` one.
     public static func supportedLocale(equivalentTo locale: Locale) -> Locale? {
         SpeechTranscriber.supportedLocale(equivalentTo: locale)
     }
@@ -112,5 +122,6 @@ public final class DictationTranscriber: LocaleDependentSpeechModule, AnalyzerDr
 
     // MARK: Assets
 
+    /// The locales whose models the transcriber needs installed.
     public var assetLocales: [Locale] { selectedLocales }
 }

@@ -64,11 +64,16 @@ extension DictationTranscriber {
 
     /// A named set of options, as in Apple's Speech.
     public struct Preset: Sendable, Equatable {
+        /// The hints about the speech.
         public var contentHints: Set<ContentHint>
+        /// The options that change the text.
         public var transcriptionOptions: Set<TranscriptionOption>
+        /// The options that choose which results are delivered and when.
         public var reportingOptions: Set<ReportingOption>
+        /// The attributes put on result text.
         public var attributeOptions: Set<ResultAttributeOption>
 
+        /// A preset with these options; no content hints by default.
         public init(contentHints: Set<ContentHint> = [], transcriptionOptions: Set<TranscriptionOption>,
                     reportingOptions: Set<ReportingOption>, attributeOptions: Set<ResultAttributeOption>) {
             self.contentHints = contentHints

@@ -15,7 +15,9 @@ import SpeechAudio
 public final class SpeechTranscriber: LocaleDependentSpeechModule, AnalyzerDrivenModule {
     /// A transcription of a stretch of audio, as in Apple's Speech.
     public struct Result: SpeechModuleResult, Sendable, Equatable {
+        /// The stretch of audio the result transcribes, on the analyzer's timeline.
         public let range: CMTimeRange
+        /// Results for audio before this time will not change: final results are delivered up to it.
         public let resultsFinalizationTime: CMTime
         /// The best transcription: `alternatives[0]`.
         public var text: AttributedString { alternatives[0] }
@@ -43,11 +45,17 @@ public final class SpeechTranscriber: LocaleDependentSpeechModule, AnalyzerDrive
         }
     }
 
+    /// Results in order, volatile and final; the stream ends when the analyzer finishes, or throws its error.
     public let results: AsyncThrowingStream<Result, any Error>
+    /// The options that change the text, as given at creation.
     public let transcriptionOptions: Set<TranscriptionOption>
+    /// The options that choose which results are delivered and when, as given at creation.
     public let reportingOptions: Set<ReportingOption>
+    /// The attributes put on result text, as given at creation.
     public let attributeOptions: Set<ResultAttributeOption>
+    /// OpenSpeech's own settings (model, beam, prompt, task...). Not in Apple's API.
     public let engineConfiguration: EngineConfiguration
+    /// The locale the transcriber was created for, as a one-element array.
     public let selectedLocales: [Locale]
     let processor: any ModuleProcessor
     /// Where the model is looked for.
@@ -121,6 +129,8 @@ public final class SpeechTranscriber: LocaleDependentSpeechModule, AnalyzerDrive
         }
     }
 
+    /// A supported locale equivalent to `locale`: itself, else the same language in another region, preferring
+    /// installed ones; nil if no catalog model speaks it. Synchronous, unlike Apple's `async` one.
     public static func supportedLocale(equivalentTo locale: Locale) -> Locale? {
         let store = ModelStore()
         let resolver = LocaleModelResolver(catalog: store.catalog)
@@ -140,6 +150,8 @@ public final class SpeechTranscriber: LocaleDependentSpeechModule, AnalyzerDrive
 
     // MARK: Assets
 
+    /// The locales whose default models the transcriber needs installed; empty when `modelID` names the model.
     public var assetLocales: [Locale] { engineConfiguration.modelID == nil ? selectedLocales : [] }
+    /// The catalog model the transcriber needs when `EngineConfiguration.modelID` names one. Not in Apple's API.
     public var assetModelIDs: [String] { engineConfiguration.modelID.map { [$0] } ?? [] }
 }

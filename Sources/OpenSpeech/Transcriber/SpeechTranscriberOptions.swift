@@ -26,10 +26,14 @@ extension SpeechTranscriber {
 
     /// A named set of options, as in Apple's Speech.
     public struct Preset: Sendable, Equatable {
+        /// The options that change the text.
         public var transcriptionOptions: Set<TranscriptionOption>
+        /// The options that choose which results are delivered and when.
         public var reportingOptions: Set<ReportingOption>
+        /// The attributes put on result text.
         public var attributeOptions: Set<ResultAttributeOption>
 
+        /// A preset with these options.
         public init(transcriptionOptions: Set<TranscriptionOption>, reportingOptions: Set<ReportingOption>,
                     attributeOptions: Set<ResultAttributeOption>) {
             self.transcriptionOptions = transcriptionOptions
@@ -84,6 +88,8 @@ extension SpeechTranscriber {
         /// decoded in the locale's language).
         public var detectsLanguage: Bool
 
+        /// A configuration with these settings; by default the locale's model, the default beam and compute type,
+        /// Whisper's temperature fallback, and transcription in the locale's language.
         public init(modelID: String? = nil, beamSize: Int? = nil, wordTimestamps: Bool = false,
                     computeType: ComputeType = .default, initialPrompt: String? = nil, temperatures: [Double]? = nil,
                     task: TranscriptionTask = .transcribe, detectsLanguage: Bool = false) {
