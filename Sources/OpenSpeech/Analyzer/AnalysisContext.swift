@@ -7,8 +7,11 @@ import Synchronization
 public final class AnalysisContext: Sendable {
     /// A category of contextual strings.
     public struct ContextualStringsTag: Hashable, Sendable, RawRepresentable {
+        /// The tag's name.
         public let rawValue: String
+        /// A tag with this name.
         public init(_ rawValue: String) { self.rawValue = rawValue }
+        /// A tag with this name.
         public init(rawValue: String) { self.rawValue = rawValue }
         /// Strings for any part of the audio.
         public static let general = ContextualStringsTag("general")
@@ -18,13 +21,17 @@ public final class AnalysisContext: Sendable {
 
     /// A key for data of your own.
     public struct UserDataTag: Hashable, Sendable, RawRepresentable {
+        /// The tag's name.
         public let rawValue: String
+        /// A tag with this name.
         public init(_ rawValue: String) { self.rawValue = rawValue }
+        /// A tag with this name.
         public init(rawValue: String) { self.rawValue = rawValue }
     }
 
     private let state = Mutex<(strings: [ContextualStringsTag: [String]], data: [UserDataTag: any Sendable])>(([:], [:]))
 
+    /// An empty context: no contextual strings, no user data.
     public init() {}
 
     /// Words and phrases likely to be spoken, by category.

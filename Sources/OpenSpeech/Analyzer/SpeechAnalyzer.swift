@@ -25,7 +25,9 @@ public final actor SpeechAnalyzer {
     ]
     static let rate: Int32 = 16_000
 
+    /// The modules the analyzer feeds, in order; change them with `setModules(_:)`.
     public private(set) var modules: [any SpeechModule]
+    /// The context given to the modules; change it with `setContext(_:)`.
     public private(set) var context: AnalysisContext
     private let options: Options
     private var prepared: Set<ObjectIdentifier> = []
@@ -36,6 +38,8 @@ public final actor SpeechAnalyzer {
     private var finished = false
     private var failure: (any Error)?
     private var waiters: [(target: Int64?, continuation: CheckedContinuation<Void, any Error>)] = []
+    /// The audio whose results may still change: from the last finalized time to the end of the audio received;
+    /// nil before any audio.
     public private(set) var volatileRange: CMTimeRange?
     private var volatileRangeChanged: ((CMTimeRange, Bool, Bool) -> Void)?
 
@@ -91,6 +95,8 @@ public final actor SpeechAnalyzer {
         if analyzingInput || !prepared.isEmpty { try await prepareModules() }
     }
 
+    /// Replaces the analysis context and passes it to every module, for the audio analyzed from now on.
+    /// Throws if the analyzer has finished.
     public func setContext(_ newContext: AnalysisContext) async throws {
         try checkOpen()
         context = newContext

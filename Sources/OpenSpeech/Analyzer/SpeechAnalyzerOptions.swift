@@ -21,6 +21,7 @@ extension SpeechAnalyzer {
         /// How long models stay loaded once no session uses them. Default `.whileInUse`.
         public var modelRetention: ModelRetention
 
+        /// Options with this priority and model retention.
         public init(priority: TaskPriority, modelRetention: ModelRetention) {
             self.priority = priority
             self.modelRetention = modelRetention

@@ -11,6 +11,7 @@ import Synchronization
 /// The transcript is a function of the audio, the model and the options: the same file gives the same text and times
 /// on every run, whatever else the process did before.
 public struct FileTranscriber: Sendable {
+    /// What to transcribe with and how: the language, model, decoding and speech detection settings.
     public struct Options: Sendable, Equatable {
         /// The language of the speech (with `detectsLanguage`: only for audio without speech, whose language cannot
         /// be heard).
@@ -41,6 +42,8 @@ public struct FileTranscriber: Sendable {
         /// The temperature fallback's temperatures, tried in order (nil: 0, 0.2 ... 1.0; `[0]`: no fallback).
         public var temperatures: [Double]?
 
+        /// Options for `locale`; by default its model, beam 5, segment times only, speech detection on and lenient
+        /// with truncated files.
         public init(locale: Locale, modelID: String? = nil, beamSize: Int? = nil, wordTimestamps: Bool = false,
                     detectsSpeech: Bool = true, strict: Bool = false, computeType: ComputeType = .default,
                     contextualStrings: [String] = [], prompt: String? = nil, temperatures: [Double]? = nil,
@@ -75,10 +78,12 @@ public struct FileTranscriber: Sendable {
         case languageDetected(DetectedLanguage)
     }
 
+    /// The settings every transcription of this transcriber uses.
     public let options: Options
     /// Where models are looked for and installed.
     public let store: ModelStore
 
+    /// A transcriber with `options` whose models are looked for and installed in `store`.
     public init(options: Options, store: ModelStore = ModelStore()) {
         self.options = options
         self.store = store

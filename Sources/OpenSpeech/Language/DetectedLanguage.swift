@@ -8,6 +8,7 @@ public struct DetectedLanguage: Sendable, Equatable, Hashable, CustomStringConve
     /// The model's probability for it, 0 to 1.
     public var probability: Double
 
+    /// A detection of `language` (Whisper's code) with the model's `probability` for it.
     public init(language: String, probability: Double) {
         self.language = language
         self.probability = probability
@@ -21,6 +22,7 @@ public struct DetectedLanguage: Sendable, Equatable, Hashable, CustomStringConve
         Locale(identifier: "en").localizedString(forLanguageCode: language) ?? language
     }
 
+    /// The English name, code and percentage, such as `French (fr, 97 %)`.
     public var description: String { "\(name) (\(language), \(Int((probability * 100).rounded())) %)" }
 }
 
