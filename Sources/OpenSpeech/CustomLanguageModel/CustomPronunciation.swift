@@ -11,13 +11,16 @@ extension SFCustomLanguageModelData {
         /// Its pronunciations, each an X-SAMPA string of space-separated symbols ("w I n aU @`").
         public let phonemes: [String]
 
+        /// A term written `grapheme`, pronounced as any of `phonemes` (X-SAMPA strings).
         public init(grapheme: String, phonemes: [String]) {
             self.grapheme = grapheme
             self.phonemes = phonemes
         }
 
+        /// The grapheme followed by its pronunciations in brackets, separated by ` | `.
         public var description: String { "\(grapheme) [\(phonemes.joined(separator: " | "))]" }
 
+        /// Adds the term to `data`'s vocabulary.
         public func insert(data: SFCustomLanguageModelData) {
             data.insert(term: self)
         }

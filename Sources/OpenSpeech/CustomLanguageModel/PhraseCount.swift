@@ -10,13 +10,16 @@ extension SFCustomLanguageModelData {
         /// How often the phrase occurs, relative to the other phrases.
         public let count: Int
 
+        /// A phrase with how often it occurs.
         public init(phrase: String, count: Int) {
             self.phrase = phrase
             self.count = count
         }
 
+        /// The phrase followed by its count in parentheses.
         public var description: String { "\(phrase) (\(count))" }
 
+        /// Adds the phrase count to `data`.
         public func insert(data: SFCustomLanguageModelData) {
             data.insert(phraseCount: self)
         }

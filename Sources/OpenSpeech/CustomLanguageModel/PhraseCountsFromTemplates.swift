@@ -12,6 +12,7 @@ extension SFCustomLanguageModelData {
             templates = builder()
         }
 
+        /// Adds the templates to `data` as one `TemplatePhraseCountGenerator` with these classes.
         public func insert(data: SFCustomLanguageModelData) {
             let generator = TemplatePhraseCountGenerator()
             for (name, values) in classes.sorted(by: { $0.key < $1.key }) {

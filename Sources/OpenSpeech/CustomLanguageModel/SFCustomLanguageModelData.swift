@@ -69,6 +69,7 @@ public final class SFCustomLanguageModelData: Codable, Hashable, Sendable {
         case locale, identifier, version, phraseCounts, templateGenerators, terms
     }
 
+    /// Decodes training data as `encode(to:)` writes it; missing phrase count, generator and term lists are empty.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         locale = Locale(identifier: try container.decode(String.self, forKey: .locale))
@@ -83,6 +84,8 @@ public final class SFCustomLanguageModelData: Codable, Hashable, Sendable {
         }
     }
 
+    /// Encodes the locale, identifier, version, phrase counts, template generators and terms.
+    /// Generators other than `TemplatePhraseCountGenerator` are not written.
     public func encode(to encoder: any Encoder) throws {
         let (entries, terms) = contents.withLock { ($0.entries, $0.terms) }
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -106,6 +109,7 @@ public final class SFCustomLanguageModelData: Codable, Hashable, Sendable {
         }
     }
 
+    /// Whether two data objects have the same locale, identifier, version, phrase counts, generators and terms.
     public static func == (lhs: SFCustomLanguageModelData, rhs: SFCustomLanguageModelData) -> Bool {
         if lhs === rhs { return true }
         guard lhs.locale.identifier == rhs.locale.identifier, lhs.identifier == rhs.identifier,
@@ -114,6 +118,7 @@ public final class SFCustomLanguageModelData: Codable, Hashable, Sendable {
         return left.phraseCounts == right.phraseCounts && left.generators == right.generators && left.terms == right.terms
     }
 
+    /// Hashes the locale, identifier, version, phrase counts and terms.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(locale.identifier)
         hasher.combine(identifier)

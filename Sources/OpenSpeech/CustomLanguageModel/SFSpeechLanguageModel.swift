@@ -10,6 +10,7 @@ import Foundation
 /// phrases, to the model as contextual strings. Pronunciations are kept but unused. The client identifier is
 /// recorded in the model file.
 public final class SFSpeechLanguageModel: NSObject, Sendable {
+    /// An instance; the class's work is done by its static methods.
     public override init() {}
 
     // MARK: async

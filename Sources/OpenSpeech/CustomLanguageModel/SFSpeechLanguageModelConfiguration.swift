@@ -32,14 +32,17 @@ extension SFSpeechLanguageModel {
             self.weight = weight
         }
 
+        /// Returns the configuration itself: it is immutable.
         public func copy(with zone: NSZone? = nil) -> Any { self }
 
+        /// Whether `object` is a configuration with the same files and weight.
         public override func isEqual(_ object: Any?) -> Bool {
             guard let other = object as? Configuration else { return false }
             return languageModel == other.languageModel && vocabulary == other.vocabulary
                 && weight?.doubleValue == other.weight?.doubleValue
         }
 
+        /// A hash of the files and weight, consistent with `isEqual(_:)`.
         public override var hash: Int {
             var hasher = Hasher()
             hasher.combine(languageModel)
@@ -48,6 +51,7 @@ extension SFSpeechLanguageModel {
             return hasher.finalize()
         }
 
+        /// The files' paths and the weight, for debugging.
         public override var description: String {
             "SFSpeechLanguageModel.Configuration(languageModel: \(languageModel.path), vocabulary: "
                 + "\(vocabulary?.path ?? "nil"), weight: \(weight.map { "\($0.doubleValue)" } ?? "nil"))"

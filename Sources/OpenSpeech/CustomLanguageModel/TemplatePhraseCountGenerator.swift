@@ -18,11 +18,13 @@ extension SFCustomLanguageModelData {
             /// The total count of the phrases the template makes.
             public let count: Int
 
+            /// A template with this body and total count.
             public init(_ body: String, count: Int) {
                 self.body = body
                 self.count = count
             }
 
+            /// Adds the template to `generator`.
             public func insert(generator: TemplatePhraseCountGenerator) {
                 generator.insert(template: body, count: count)
             }
@@ -36,6 +38,7 @@ extension SFCustomLanguageModelData {
             private var expansion: TemplateExpansion?
             private var phraseIndex = 0
 
+            /// An iterator over the phrases of `templates`, in order, filling placeholders from `templateClasses`.
             public init(templates: [Template], templateClasses: [String: [String]]) {
                 self.templates = templates
                 self.templateClasses = templateClasses
@@ -64,16 +67,19 @@ extension SFCustomLanguageModelData {
 
         private let state: Mutex<State>
 
+        /// A generator with no classes and no templates.
         public override init() {
             state = Mutex(State())
             super.init()
         }
 
+        /// Decodes a generator's templates and classes.
         public required init(from decoder: any Decoder) throws {
             state = Mutex(try State(from: decoder))
             super.init()
         }
 
+        /// Encodes the generator's templates and classes.
         public override func encode(to encoder: any Encoder) throws {
             try snapshot.encode(to: encoder)
         }
@@ -90,6 +96,7 @@ extension SFCustomLanguageModelData {
             state.withLock { $0.templates.append(Template(template, count: count)) }
         }
 
+        /// An iterator over the phrases of the templates and classes as they are now.
         public override func makeAsyncIterator() -> PhraseCountGenerator.Iterator {
             let current = snapshot
             return Iterator(templates: current.templates, templateClasses: current.classes)
@@ -100,10 +107,12 @@ extension SFCustomLanguageModelData {
             return self === other || snapshot == other.snapshot
         }
 
+        /// Hashes the templates and classes.
         public override func hash(into hasher: inout Hasher) {
             hasher.combine(snapshot)
         }
 
+        /// Whether two generators have the same templates and classes.
         public static func == (lhs: TemplatePhraseCountGenerator, rhs: TemplatePhraseCountGenerator) -> Bool {
             lhs.isEqual(to: rhs)
         }
