@@ -63,6 +63,7 @@ open class SFSpeechRecognitionRequest: NSObject, @unchecked Sendable {
         set { settings.withLock { $0.customizedLanguageModel = newValue } }
     }
 
+    /// A request with the default settings; use a subclass, since this base has no audio source.
     public override init() {}
 
     /// Where the task reads its audio.
@@ -77,6 +78,7 @@ open class SFSpeechURLRecognitionRequest: SFSpeechRecognitionRequest, @unchecked
     /// The file.
     public let url: URL
 
+    /// A request to recognize the speech in the file at `URL`.
     public init(url URL: URL) {
         url = URL
     }
@@ -90,6 +92,7 @@ open class SFSpeechURLRecognitionRequest: SFSpeechRecognitionRequest, @unchecked
 open class SFSpeechAudioBufferRecognitionRequest: SFSpeechRecognitionRequest, @unchecked Sendable {
     let channel = LegacyAudioChannel()
 
+    /// An empty request: append buffers, then call `endAudio()`.
     public override init() {}
 
     /// The format recognition works in (16 kHz mono Float32). Buffers in any PCM format are accepted and converted.

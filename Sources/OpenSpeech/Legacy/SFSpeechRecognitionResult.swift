@@ -15,6 +15,7 @@ public final class SFSpeechRecognitionResult: NSObject, Sendable {
     /// How the speech was spoken; in the final result only, as Apple's.
     public let speechRecognitionMetadata: SFSpeechRecognitionMetadata?
 
+    /// A result with these transcriptions (at least one, most likely first). Apple's has no public initializer.
     public init(transcriptions: [SFTranscription], isFinal: Bool, speechRecognitionMetadata: SFSpeechRecognitionMetadata?) {
         precondition(!transcriptions.isEmpty, "a recognition result has at least one transcription")
         self.transcriptions = transcriptions
@@ -22,6 +23,7 @@ public final class SFSpeechRecognitionResult: NSObject, Sendable {
         self.speechRecognitionMetadata = speechRecognitionMetadata
     }
 
+    /// Whether the result is final or partial, and its best transcription's text.
     public override var description: String {
         "SFSpeechRecognitionResult(\(isFinal ? "final" : "partial"): \"\(bestTranscription.formattedString)\")"
     }
@@ -40,6 +42,7 @@ public final class SFSpeechRecognitionMetadata: NSObject, Sendable {
     /// Jitter, shimmer, pitch and voicing: nil in OpenSpeech (Apple computes them on its devices; ours does not).
     public let voiceAnalytics: SFVoiceAnalytics?
 
+    /// Metadata with these measurements. Apple's has no public initializer.
     public init(speakingRate: Double, averagePauseDuration: TimeInterval, speechStartTimestamp: TimeInterval,
                 speechDuration: TimeInterval, voiceAnalytics: SFVoiceAnalytics? = nil) {
         self.speakingRate = speakingRate
@@ -71,6 +74,7 @@ public final class SFVoiceAnalytics: NSObject, Sendable {
     /// Probability that each frame is voiced.
     public let voicing: SFAcousticFeature
 
+    /// Analytics with these four features. Apple's has no public initializer; OpenSpeech itself never creates one.
     public init(jitter: SFAcousticFeature, shimmer: SFAcousticFeature, pitch: SFAcousticFeature, voicing: SFAcousticFeature) {
         self.jitter = jitter
         self.shimmer = shimmer
@@ -86,6 +90,7 @@ public final class SFAcousticFeature: NSObject, Sendable {
     /// The length of a frame, in seconds.
     public let frameDuration: TimeInterval
 
+    /// A feature with one value per frame of `frameDuration` seconds. Apple's has no public initializer.
     public init(acousticFeatureValuePerFrame: [Double], frameDuration: TimeInterval) {
         self.acousticFeatureValuePerFrame = acousticFeatureValuePerFrame
         self.frameDuration = frameDuration

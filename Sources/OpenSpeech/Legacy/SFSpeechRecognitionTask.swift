@@ -35,12 +35,19 @@ public protocol SFSpeechRecognitionTaskDelegate: AnyObject {
 }
 
 extension SFSpeechRecognitionTaskDelegate {
+    /// Does nothing, so delegates implement only the methods they need.
     public func speechRecognitionDidDetectSpeech(_ task: SFSpeechRecognitionTask) {}
+    /// Does nothing, so delegates implement only the methods they need.
     public func speechRecognitionTask(_ task: SFSpeechRecognitionTask, didHypothesizeTranscription transcription: SFTranscription) {}
+    /// Does nothing, so delegates implement only the methods they need.
     public func speechRecognitionTask(_ task: SFSpeechRecognitionTask, didFinishRecognition recognitionResult: SFSpeechRecognitionResult) {}
+    /// Does nothing, so delegates implement only the methods they need.
     public func speechRecognitionTaskFinishedReadingAudio(_ task: SFSpeechRecognitionTask) {}
+    /// Does nothing, so delegates implement only the methods they need.
     public func speechRecognitionTaskWasCancelled(_ task: SFSpeechRecognitionTask) {}
+    /// Does nothing, so delegates implement only the methods they need.
     public func speechRecognitionTask(_ task: SFSpeechRecognitionTask, didFinishSuccessfully successfully: Bool) {}
+    /// Does nothing, so delegates implement only the methods they need.
     public func speechRecognitionTask(_ task: SFSpeechRecognitionTask, didProcessAudioDuration duration: TimeInterval) {}
 }
 

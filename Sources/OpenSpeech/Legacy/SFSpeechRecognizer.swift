@@ -18,6 +18,7 @@ public protocol SFSpeechRecognizerDelegate: AnyObject {
 }
 
 extension SFSpeechRecognizerDelegate {
+    /// Does nothing, making the method optional as in Apple's protocol.
     public func speechRecognizer(_ speechRecognizer: SFSpeechRecognizer, availabilityDidChange available: Bool) {}
 }
 

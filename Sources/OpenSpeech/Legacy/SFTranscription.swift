@@ -7,6 +7,7 @@ public final class SFTranscription: NSObject, Sendable {
     /// The words of `formattedString`, with their times and confidences.
     public let segments: [SFTranscriptionSegment]
 
+    /// A transcription of `formattedString` whose words are `segments`. Apple's has no public initializer.
     public init(formattedString: String, segments: [SFTranscriptionSegment]) {
         self.formattedString = formattedString
         self.segments = segments
@@ -19,6 +20,7 @@ public final class SFTranscription: NSObject, Sendable {
         SFSpeechRecognitionMetadata(segments: segments)?.averagePauseDuration ?? 0
     }
 
+    /// The formatted text.
     public override var description: String { formattedString }
 }
 
@@ -37,6 +39,7 @@ public final class SFTranscriptionSegment: NSObject, Sendable {
     /// Other words the model considered here, most likely first.
     public let alternativeSubstrings: [String]
 
+    /// A word with its place in the text, times, confidence and alternatives. Apple's has no public initializer.
     public init(substring: String, substringRange: NSRange, timestamp: TimeInterval, duration: TimeInterval,
                 confidence: Float, alternativeSubstrings: [String] = []) {
         self.substring = substring
@@ -50,5 +53,6 @@ public final class SFTranscriptionSegment: NSObject, Sendable {
     /// Voice analytics of the word: nil, as `SFSpeechRecognitionMetadata.voiceAnalytics` (deprecated by Apple).
     public var voiceAnalytics: SFVoiceAnalytics? { nil }
 
+    /// The word.
     public override var description: String { substring }
 }
