@@ -1,6 +1,8 @@
 /// Core Media's names for a time's parts.
 public typealias CMTimeValue = Int64
+/// The number of parts a second is divided into, in a `CMTime`.
 public typealias CMTimeScale = Int32
+/// The epoch of a `CMTime`, which distinguishes loops over the same timeline.
 public typealias CMTimeEpoch = Int64
 
 /// A rational time value, `value / timescale` seconds, as in Core Media.
@@ -9,15 +11,23 @@ public typealias CMTimeEpoch = Int64
 /// in 32 bits, else the larger timescale with rounding (and set `.hasBeenRounded`). Infinities absorb finite
 /// values; anything combined with `.invalid` is invalid.
 public struct CMTime: Sendable {
+    /// The type of a time's numerator.
     public typealias Value = Int64
+    /// The type of a time's timescale (parts per second).
     public typealias Scale = Int32
+    /// The type of a time's epoch.
     public typealias Epoch = Int64
 
+    /// The numerator: the time is `value / timescale` seconds when numeric.
     public var value: Value
+    /// How many parts a second is divided into; 0 for the non-numeric times.
     public var timescale: Scale
+    /// Whether the time is valid, rounded, infinite or indefinite.
     public var flags: CMTimeFlags
+    /// The loop count of a repeating timeline. Unlike Core Media, ours ignores it in comparison and arithmetic.
     public var epoch: Epoch
 
+    /// A time with every field given, flags included, unchecked.
     public init(value: Value, timescale: Scale, flags: CMTimeFlags, epoch: Epoch) {
         self.value = value
         self.timescale = timescale
@@ -56,20 +66,30 @@ public struct CMTime: Sendable {
         }
     }
 
+    /// Zero seconds.
     public static let zero = CMTime(value: 0, timescale: 1)
+    /// An invalid time: no flags set; what operations on invalid input return.
     public static let invalid = CMTime(value: 0, timescale: 0, flags: [], epoch: 0)
+    /// A valid time whose value is unknown.
     public static let indefinite = CMTime(value: 0, timescale: 0, flags: [.valid, .indefinite], epoch: 0)
+    /// A time later than every numeric one.
     public static let positiveInfinity = CMTime(value: 0, timescale: 0, flags: [.valid, .positiveInfinity], epoch: 0)
+    /// A time earlier than every numeric one.
     public static let negativeInfinity = CMTime(value: 0, timescale: 0, flags: [.valid, .negativeInfinity], epoch: 0)
 
+    /// Whether the time has the `.valid` flag.
     public var isValid: Bool { flags.contains(.valid) }
+    /// Whether the time is valid and positive infinity.
     public var isPositiveInfinity: Bool { isValid && flags.contains(.positiveInfinity) }
+    /// Whether the time is valid and negative infinity.
     public var isNegativeInfinity: Bool { isValid && flags.contains(.negativeInfinity) }
+    /// Whether the time is valid and indefinite.
     public var isIndefinite: Bool { isValid && flags.contains(.indefinite) }
     /// Valid and finite: neither infinite nor indefinite.
     public var isNumeric: Bool {
         isValid && flags.isDisjoint(with: [.positiveInfinity, .negativeInfinity, .indefinite])
     }
+    /// Whether rounding happened when the time was made or converted.
     public var hasBeenRounded: Bool { flags.contains(.hasBeenRounded) }
 
     /// The time in seconds; `.nan` when invalid or indefinite, `±.infinity` for the infinities.
@@ -122,13 +142,21 @@ public struct CMTime: Sendable {
 
 /// Flags of a `CMTime`, as in Core Media.
 public struct CMTimeFlags: OptionSet, Sendable, Hashable {
+    /// The flags' bits, as in Core Media.
     public let rawValue: UInt32
+    /// Flags with these bits.
     public init(rawValue: UInt32) { self.rawValue = rawValue }
+    /// The time is valid.
     public static let valid = CMTimeFlags(rawValue: 1 << 0)
+    /// The time was rounded when made or converted.
     public static let hasBeenRounded = CMTimeFlags(rawValue: 1 << 1)
+    /// The time is positive infinity.
     public static let positiveInfinity = CMTimeFlags(rawValue: 1 << 2)
+    /// The time is negative infinity.
     public static let negativeInfinity = CMTimeFlags(rawValue: 1 << 3)
+    /// The time's value is unknown.
     public static let indefinite = CMTimeFlags(rawValue: 1 << 4)
+    /// The flags that give a time its value without a numerator: the infinities and indefinite.
     public static let impliedValueFlagsMask: CMTimeFlags = [.positiveInfinity, .negativeInfinity, .indefinite]
 }
 
@@ -140,5 +168,6 @@ public enum CMTimeRoundingMethod: UInt32, Sendable {
     case quickTime = 4
     case roundTowardPositiveInfinity = 5
     case roundTowardNegativeInfinity = 6
+    /// The rounding used when none is given: half away from zero. Ours rounds `.quickTime` the same way.
     public static let `default` = CMTimeRoundingMethod.roundHalfAwayFromZero
 }

@@ -3,8 +3,10 @@ extension CMTime: Comparable, Hashable {
     /// Orders times as Core Media does: -∞ < numeric < +∞ < indefinite < invalid; all invalid times are equal.
     public static func < (lhs: CMTime, rhs: CMTime) -> Bool { compare(lhs, rhs) < 0 }
 
+    /// Whether two times are the same instant, whatever their timescales; all invalid times are equal.
     public static func == (lhs: CMTime, rhs: CMTime) -> Bool { compare(lhs, rhs) == 0 }
 
+    /// Hashes the time so that equal times in different timescales hash alike.
     public func hash(into hasher: inout Hasher) {
         guard isNumeric else {
             hasher.combine(isValid ? flags.intersection(.impliedValueFlagsMask).rawValue : 0xFFFF)
@@ -36,11 +38,16 @@ extension CMTime: Comparable, Hashable {
         return 0
     }
 
+    /// The sum of two times, in a common timescale when one fits (rounded otherwise).
     public static func + (lhs: CMTime, rhs: CMTime) -> CMTime { combine(lhs, rhs, subtract: false) }
+    /// The difference of two times, in a common timescale when one fits (rounded otherwise).
     public static func - (lhs: CMTime, rhs: CMTime) -> CMTime { combine(lhs, rhs, subtract: true) }
+    /// Adds `rhs` to `lhs`.
     public static func += (lhs: inout CMTime, rhs: CMTime) { lhs = lhs + rhs }
+    /// Subtracts `rhs` from `lhs`.
     public static func -= (lhs: inout CMTime, rhs: CMTime) { lhs = lhs - rhs }
 
+    /// The time negated; the infinities swap, and indefinite and invalid times stay as they are.
     public static prefix func - (time: CMTime) -> CMTime {
         if time.isPositiveInfinity { return .negativeInfinity }
         if time.isNegativeInfinity { return .positiveInfinity }
@@ -106,6 +113,7 @@ extension CMTime: Comparable, Hashable {
 }
 
 extension CMTime: CustomStringConvertible {
+    /// The value, timescale and seconds, or which special time it is, for debugging.
     public var description: String {
         if !isValid { return "CMTime(invalid)" }
         if isPositiveInfinity { return "CMTime(+infinity)" }
@@ -117,15 +125,23 @@ extension CMTime: CustomStringConvertible {
 
 /// Core Media's free functions, for code written against them.
 public func CMTimeMake(value: Int64, timescale: Int32) -> CMTime { CMTime(value: value, timescale: timescale) }
+/// The time nearest to `seconds` in `preferredTimescale` units, as `CMTime(seconds:preferredTimescale:)`.
 public func CMTimeMakeWithSeconds(_ seconds: Double, preferredTimescale: Int32) -> CMTime {
     CMTime(seconds: seconds, preferredTimescale: preferredTimescale)
 }
+/// The time in seconds, as `CMTime.seconds`.
 public func CMTimeGetSeconds(_ time: CMTime) -> Double { time.seconds }
+/// The sum of two times.
 public func CMTimeAdd(_ lhs: CMTime, _ rhs: CMTime) -> CMTime { lhs + rhs }
+/// The difference of two times.
 public func CMTimeSubtract(_ lhs: CMTime, _ rhs: CMTime) -> CMTime { lhs - rhs }
+/// -1, 0 or 1 as `lhs` is earlier than, the same as or later than `rhs`.
 public func CMTimeCompare(_ lhs: CMTime, _ rhs: CMTime) -> Int32 { Int32(CMTime.compare(lhs, rhs)) }
+/// The later of two times.
 public func CMTimeMaximum(_ lhs: CMTime, _ rhs: CMTime) -> CMTime { lhs < rhs ? rhs : lhs }
+/// The earlier of two times.
 public func CMTimeMinimum(_ lhs: CMTime, _ rhs: CMTime) -> CMTime { rhs < lhs ? rhs : lhs }
+/// The time expressed in `timescale` units, rounded by `method`.
 public func CMTimeConvertScale(_ time: CMTime, timescale: Int32, method: CMTimeRoundingMethod) -> CMTime {
     time.convertScale(timescale, method: method)
 }

@@ -1,8 +1,11 @@
 /// A span of time: a start and a duration, as in Core Media.
 public struct CMTimeRange: Sendable, Hashable {
+    /// The first time in the range.
     public var start: CMTime
+    /// How long the range lasts; `.positiveInfinity` for a range without end.
     public var duration: CMTime
 
+    /// The range of `duration` from `start`.
     public init(start: CMTime, duration: CMTime) {
         self.start = start
         self.duration = duration
@@ -18,17 +21,22 @@ public struct CMTimeRange: Sendable, Hashable {
         }
     }
 
+    /// An empty range at zero.
     public static let zero = CMTimeRange(start: .zero, duration: .zero)
+    /// An invalid range, from invalid times.
     public static let invalid = CMTimeRange(start: .invalid, duration: .invalid)
 
     /// The first time after the range: `start + duration`.
     public var end: CMTime { start + duration }
 
+    /// Whether both times are valid and not indefinite, and the duration is not negative.
     public var isValid: Bool {
         start.isValid && duration.isValid && !start.isIndefinite && !duration.isIndefinite
             && (duration.isPositiveInfinity || duration.isNumeric && duration.value >= 0)
     }
+    /// Whether the range is valid and lasts zero.
     public var isEmpty: Bool { isValid && duration == .zero }
+    /// Whether the start or the duration is indefinite.
     public var isIndefinite: Bool { start.isIndefinite || duration.isIndefinite }
 
     /// Whether `time` lies in `[start, end)`.
@@ -58,6 +66,7 @@ public struct CMTimeRange: Sendable, Hashable {
 }
 
 extension CMTimeRange: CustomStringConvertible {
+    /// The start and end in seconds, or that the range is invalid, for debugging.
     public var description: String {
         isValid ? "CMTimeRange(\(start.seconds)s ..< \(end.seconds)s)" : "CMTimeRange(invalid)"
     }
@@ -67,10 +76,15 @@ extension CMTimeRange: CustomStringConvertible {
 public func CMTimeRangeMake(start: CMTime, duration: CMTime) -> CMTimeRange {
     CMTimeRange(start: start, duration: duration)
 }
+/// The range from `start` up to `end`, as `CMTimeRange(start:end:)`.
 public func CMTimeRangeFromTimeToTime(start: CMTime, end: CMTime) -> CMTimeRange { CMTimeRange(start: start, end: end) }
+/// The first time after the range.
 public func CMTimeRangeGetEnd(_ range: CMTimeRange) -> CMTime { range.end }
+/// Whether `time` lies in the range, end excluded.
 public func CMTimeRangeContainsTime(_ range: CMTimeRange, time: CMTime) -> Bool { range.containsTime(time) }
+/// The overlap of two ranges, as `intersection(_:)`.
 public func CMTimeRangeGetIntersection(_ range: CMTimeRange, otherRange: CMTimeRange) -> CMTimeRange {
     range.intersection(otherRange)
 }
+/// The smallest range covering both, as `union(_:)`.
 public func CMTimeRangeGetUnion(_ range: CMTimeRange, otherRange: CMTimeRange) -> CMTimeRange { range.union(otherRange) }
