@@ -26,49 +26,80 @@ public final class AVAudioSession: Sendable {
 
     /// An audio session category, as on iOS.
     public struct Category: RawRepresentable, Hashable, Sendable {
+        /// The category's name, as iOS spells it.
         public let rawValue: String
+        /// A category with this name.
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// Audio that mixes with other apps' and is silenced by the ring switch.
         public static let ambient = Category(rawValue: "AVAudioSessionCategoryAmbient")
+        /// The default category: playback that silences other apps.
         public static let soloAmbient = Category(rawValue: "AVAudioSessionCategorySoloAmbient")
+        /// Playback that continues when the screen locks and the ring switch is on.
         public static let playback = Category(rawValue: "AVAudioSessionCategoryPlayback")
+        /// Recording only.
         public static let record = Category(rawValue: "AVAudioSessionCategoryRecord")
+        /// Recording and playback, as for voice over IP or speech recognition with prompts.
         public static let playAndRecord = Category(rawValue: "AVAudioSessionCategoryPlayAndRecord")
+        /// Input and output routed to several devices at once.
         public static let multiRoute = Category(rawValue: "AVAudioSessionCategoryMultiRoute")
     }
 
     /// An audio session mode, as on iOS.
     public struct Mode: RawRepresentable, Hashable, Sendable {
+        /// The mode's name, as iOS spells it.
         public let rawValue: String
+        /// A mode with this name.
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// The default mode, with no special signal processing.
         public static let `default` = Mode(rawValue: "AVAudioSessionModeDefault")
+        /// Two-way voice communication, such as voice over IP.
         public static let voiceChat = Mode(rawValue: "AVAudioSessionModeVoiceChat")
+        /// Voice chat in games.
         public static let gameChat = Mode(rawValue: "AVAudioSessionModeGameChat")
+        /// Recording video.
         public static let videoRecording = Mode(rawValue: "AVAudioSessionModeVideoRecording")
+        /// Measurement, with the least system signal processing of input and output.
         public static let measurement = Mode(rawValue: "AVAudioSessionModeMeasurement")
+        /// Playing movies.
         public static let moviePlayback = Mode(rawValue: "AVAudioSessionModeMoviePlayback")
+        /// Video conferencing.
         public static let videoChat = Mode(rawValue: "AVAudioSessionModeVideoChat")
+        /// Spoken content such as podcasts and audiobooks.
         public static let spokenAudio = Mode(rawValue: "AVAudioSessionModeSpokenAudio")
+        /// Short spoken prompts, such as navigation instructions.
         public static let voicePrompt = Mode(rawValue: "AVAudioSessionModeVoicePrompt")
     }
 
     /// Options of a category, as on iOS.
     public struct CategoryOptions: OptionSet, Hashable, Sendable {
         public let rawValue: UInt
+        /// Options with these bits.
         public init(rawValue: UInt) { self.rawValue = rawValue }
+        /// Mix with other apps' audio.
         public static let mixWithOthers = CategoryOptions(rawValue: 0x1)
+        /// Lower other apps' audio while this session plays.
         public static let duckOthers = CategoryOptions(rawValue: 0x2)
+        /// Allow Bluetooth hands-free devices as inputs and outputs.
         public static let allowBluetooth = CategoryOptions(rawValue: 0x4)
+        /// Play through the speaker rather than the receiver by default.
         public static let defaultToSpeaker = CategoryOptions(rawValue: 0x8)
+        /// Pause spoken audio of other apps, and mix with the rest.
         public static let interruptSpokenAudioAndMixWithOthers = CategoryOptions(rawValue: 0x11)
+        /// Allow Bluetooth A2DP devices as outputs.
         public static let allowBluetoothA2DP = CategoryOptions(rawValue: 0x20)
+        /// Allow AirPlay devices as outputs.
         public static let allowAirPlay = CategoryOptions(rawValue: 0x40)
+        /// Keep the session going when the microphone is muted in hardware.
         public static let overrideMutedMicrophoneInterruption = CategoryOptions(rawValue: 0x80)
     }
 
     /// Options of `setActive(_:options:)`, as on iOS.
     public struct SetActiveOptions: OptionSet, Hashable, Sendable {
+        /// The options' bits.
         public let rawValue: UInt
+        /// Options with these bits.
         public init(rawValue: UInt) { self.rawValue = rawValue }
+        /// When deactivating, tell other apps they may resume their audio.
         public static let notifyOthersOnDeactivation = SetActiveOptions(rawValue: 1)
     }
 
@@ -81,18 +112,29 @@ public final class AVAudioSession: Sendable {
 
     /// A kind of audio port, as on iOS.
     public struct Port: RawRepresentable, Hashable, Sendable {
+        /// The port kind's name, as iOS spells it.
         public let rawValue: String
+        /// A port kind with this name.
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// A built-in microphone; ours for any source not on USB or Bluetooth that is not a monitor.
         public static let builtInMic = Port(rawValue: "MicrophoneBuiltIn")
+        /// A microphone on a wired headset. OpenSpeech never reports it.
         public static let headsetMic = Port(rawValue: "MicrophoneWired")
+        /// A line-level input. OpenSpeech never reports it.
         public static let lineIn = Port(rawValue: "LineIn")
+        /// A USB audio device.
         public static let usbAudio = Port(rawValue: "USBAudio")
+        /// A Bluetooth hands-free device.
         public static let bluetoothHFP = Port(rawValue: "BluetoothHFP")
+        /// A virtual device; ours for PulseAudio monitor sources, which record what an output plays.
         public static let virtual = Port(rawValue: "Virtual")
     }
 
+    /// The category last set (recorded only on Linux).
     public var category: Category { state.withLock { $0.category } }
+    /// The mode last set (recorded only on Linux).
     public var mode: Mode { state.withLock { $0.mode } }
+    /// The category options last set (recorded only on Linux).
     public var categoryOptions: CategoryOptions { state.withLock { $0.options } }
 
     /// Records the category (it changes nothing on Linux).
@@ -165,17 +207,20 @@ public final class AVAudioSession: Sendable {
 
     /// Recorded only: capture runs at the input's own rate (convert with `AVAudioConverter` or a tap format).
     public func setPreferredSampleRate(_ sampleRate: Double) throws { state.withLock { $0.preferredSampleRate = sampleRate } }
+    /// The sample rate last asked for with `setPreferredSampleRate(_:)`; 0 until then.
     public var preferredSampleRate: Double { state.withLock { $0.preferredSampleRate } }
 
     /// Recorded only: taps receive buffers of the size they ask for.
     public func setPreferredIOBufferDuration(_ duration: TimeInterval) throws {
         state.withLock { $0.preferredIOBufferDuration = duration }
     }
+    /// The buffer duration last asked for with `setPreferredIOBufferDuration(_:)`; 0 until then.
     public var preferredIOBufferDuration: TimeInterval { state.withLock { $0.preferredIOBufferDuration } }
 }
 
 /// The ports of an audio route, as on iOS.
 public final class AVAudioSessionRouteDescription: Sendable {
+    /// The inputs of the route: at most the one input engines open.
     public let inputs: [AVAudioSessionPortDescription]
     /// Always empty on Linux (nothing is played).
     public let outputs: [AVAudioSessionPortDescription]
@@ -205,9 +250,11 @@ public final class AVAudioSessionPortDescription: Sendable, Equatable, CustomStr
         channelCount = source.channelCount
     }
 
+    /// Whether two ports are the same source, by `uid`.
     public static func == (lhs: AVAudioSessionPortDescription, rhs: AVAudioSessionPortDescription) -> Bool {
         lhs.uid == rhs.uid
     }
 
+    /// The source's name on the server, then its description in parentheses.
     public var description: String { "\(uid) (\(portName))" }
 }
