@@ -2,10 +2,15 @@ import Foundation
 
 /// The kind of media a track holds, as AVFoundation's `AVMediaType`.
 public struct AVMediaType: RawRepresentable, Hashable, Sendable {
+    /// The media type's four-character code, such as `soun`.
     public let rawValue: String
+    /// A media type with this code.
     public init(rawValue: String) { self.rawValue = rawValue }
+    /// A media type with this code.
     public init(_ rawValue: String) { self.rawValue = rawValue }
+    /// Audio; the only kind of track OpenSpeech's assets list.
     public static let audio = AVMediaType("soun")
+    /// Video. OpenSpeech's assets list no video tracks.
     public static let video = AVMediaType("vide")
 }
 
@@ -98,7 +103,9 @@ public final class AVURLAsset: AVAsset, @unchecked Sendable {
 
 /// A track of an asset, as AVFoundation's `AVAssetTrack`: here, its audio stream.
 public final class AVAssetTrack: NSObject, Sendable {
+    /// The kind of media in the track: always `.audio` here.
     public let mediaType: AVMediaType
+    /// The track's identifier in the asset: always 1 here, the audio stream FFmpeg decodes.
     public let trackID: Int32
     /// Samples per second of the audio.
     public let naturalTimeScale: CMTimeScale

@@ -3,14 +3,23 @@ import Synchronization
 
 /// A file type, as AVFoundation's `AVFileType` (a uniform type identifier).
 public struct AVFileType: RawRepresentable, Hashable, Sendable {
+    /// The file type's uniform type identifier.
     public let rawValue: String
+    /// A file type with this identifier.
     public init(rawValue: String) { self.rawValue = rawValue }
+    /// A file type with this identifier.
     public init(_ rawValue: String) { self.rawValue = rawValue }
+    /// An MPEG-4 audio file (.m4a).
     public static let m4a = AVFileType("com.apple.m4a-audio")
+    /// An MPEG-4 file (.mp4).
     public static let mp4 = AVFileType("public.mpeg-4")
+    /// A WAVE file (.wav).
     public static let wav = AVFileType("com.microsoft.waveform-audio")
+    /// A Core Audio Format file (.caf).
     public static let caf = AVFileType("com.apple.coreaudio-format")
+    /// An AIFF file (.aiff).
     public static let aiff = AVFileType("public.aiff-audio")
+    /// A QuickTime movie (.mov).
     public static let mov = AVFileType("com.apple.quicktime-movie")
 }
 
@@ -51,7 +60,9 @@ public final class AVAssetExportSession: Sendable {
         var cancelled = false
     }
 
+    /// The asset whose audio is exported.
     public let asset: AVAsset
+    /// The preset the session was created with, which sets the AAC bit rate.
     public let presetName: String
     private let bitRatePerChannel: Int
     private let state = Mutex(State())
@@ -75,10 +86,12 @@ public final class AVAssetExportSession: Sendable {
     /// The file types this preset writes.
     public var supportedFileTypes: [AVFileType] { presetName == AVAssetExportPresetAppleM4A ? [.m4a] : [.m4a, .mp4] }
 
+    /// Where the exported file is written; must be set before exporting.
     public var outputURL: URL? {
         get { state.withLock(\.outputURL) }
         set { state.withLock { $0.outputURL = newValue } }
     }
+    /// The type of file to write, one of `supportedFileTypes`; must be set before exporting.
     public var outputFileType: AVFileType? {
         get { state.withLock(\.outputFileType) }
         set { state.withLock { $0.outputFileType = newValue } }
@@ -93,6 +106,7 @@ public final class AVAssetExportSession: Sendable {
         get { state.withLock(\.shouldOptimizeForNetworkUse) }
         set { state.withLock { $0.shouldOptimizeForNetworkUse = newValue } }
     }
+    /// Where the export is: unknown before it starts, then exporting, then completed, failed or cancelled.
     public var status: Status { state.withLock(\.status) }
     /// Why the export failed.
     public var error: (any Error)? { state.withLock(\.error) }

@@ -25,8 +25,11 @@ extension Notification.Name {
 ///   `captureFailureHandler` is called and `.AVAudioEngineConfigurationChange` is posted.
 /// - `pause()` is `stop()`: the device is released.
 public final class AVAudioEngine: Sendable {
+    /// The node that captures the chosen input, where taps receive its audio.
     public let inputNode: AVAudioInputNode
+    /// The output node; on Linux nothing is played through it.
     public let outputNode: AVAudioOutputNode
+    /// The main mixer, created with the engine; on Linux it mixes nothing.
     public let mainMixerNode: AVAudioMixerNode
 
     /// Seconds of audio the queue between capture and taps holds before dropping (not in Apple's API).
@@ -45,6 +48,7 @@ public final class AVAudioEngine: Sendable {
         var failureHandler: (@Sendable (AudioError) -> Void)?
     }
 
+    /// An engine with its input, output and main mixer nodes, not yet running.
     public init() {
         inputNode = AVAudioInputNode()
         outputNode = AVAudioOutputNode()
@@ -133,9 +137,13 @@ public final class AVAudioEngine: Sendable {
 
     /// Accepted for source compatibility; nodes other than the input carry no audio on Linux.
     public func attach(_ node: AVAudioNode) { node.attach(to: self) }
+    /// Detaches a node from the engine; accepted for source compatibility.
     public func detach(_ node: AVAudioNode) { node.attach(to: nil) }
+    /// Accepted for source compatibility and does nothing: Apple's connects two nodes' buses.
     public func connect(_ node1: AVAudioNode, to node2: AVAudioNode, format: AVAudioFormat?) {}
+    /// Accepted for source compatibility and does nothing: Apple's disconnects a node's inputs.
     public func disconnectNodeInput(_ node: AVAudioNode) {}
+    /// Accepted for source compatibility and does nothing: Apple's disconnects a node's outputs.
     public func disconnectNodeOutput(_ node: AVAudioNode) {}
 
     /// Frames of captured audio dropped because a tap block fell behind by more than `queueSeconds` (not in Apple's

@@ -27,7 +27,9 @@ public class AVAudioNode: @unchecked Sendable {
 
     func attach(to engine: AVAudioEngine?) { owner.withLock { $0.engine = engine } }
 
+    /// The number of input buses: 1 here.
     public var numberOfInputs: Int { 1 }
+    /// The number of output buses: 1 here.
     public var numberOfOutputs: Int { 1 }
 
     /// The format of the node's output on `bus`.

@@ -6,9 +6,13 @@ import Foundation
 /// Host time on Linux is `CLOCK_MONOTONIC` in nanoseconds (Apple's is `mach_absolute_time` ticks): convert with
 /// `seconds(forHostTime:)` and `hostTime(forSeconds:)`, never by assuming a unit. There is no `AudioTimeStamp`.
 public final class AVAudioTime: Sendable, CustomStringConvertible {
+    /// The host clock time, in nanoseconds of `CLOCK_MONOTONIC` on Linux (Apple's uses Mach ticks).
     public let hostTime: UInt64
+    /// Whether `hostTime` holds a time.
     public let isHostTimeValid: Bool
+    /// The position in frames at `sampleRate` since the stream began.
     public let sampleTime: AVAudioFramePosition
+    /// Whether `sampleTime` holds a time.
     public let isSampleTimeValid: Bool
     /// The rate of `sampleTime`; 0 when the sample time is not valid.
     public let sampleRate: Double
@@ -77,6 +81,7 @@ public final class AVAudioTime: Sendable, CustomStringConvertible {
         return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
     }
 
+    /// The host and sample times, or which of them is missing, for debugging.
     public var description: String {
         let host = isHostTimeValid ? "host \(hostTime)" : "no host time"
         let sample = isSampleTimeValid ? "sample \(sampleTime) at \(sampleRate) Hz" : "no sample time"
