@@ -31,6 +31,7 @@ public enum AudioError: Error, Equatable, Sendable {
 }
 
 extension AudioError: CustomStringConvertible, LocalizedError {
+    /// A sentence saying what went wrong, naming the file or formats, and what a person can do about it.
     public var description: String {
         switch self {
         case .fileNotFound(let url):
@@ -70,5 +71,6 @@ extension AudioError: CustomStringConvertible, LocalizedError {
         }
     }
 
+    /// The same text as `description`, for `localizedDescription`.
     public var errorDescription: String? { description }
 }

@@ -34,8 +34,11 @@ public enum AVAudioConverterPrimeMethod: Int, Sendable {
 
 /// Frames of priming, as in AVFoundation; always zero here (see `AVAudioConverterPrimeMethod`).
 public struct AVAudioConverterPrimeInfo: Sendable, Equatable {
+    /// Frames the converter would prime before the audio: always 0 here.
     public var leadingFrames: AVAudioFrameCount
+    /// Frames the converter would prime after the audio: always 0 here.
     public var trailingFrames: AVAudioFrameCount
+    /// Priming information with these frame counts.
     public init(leadingFrames: AVAudioFrameCount, trailingFrames: AVAudioFrameCount) {
         self.leadingFrames = leadingFrames
         self.trailingFrames = trailingFrames
@@ -57,7 +60,9 @@ public typealias AVAudioConverterInputBlock =
 ///
 /// Thread-safe: conversions are serialized by a lock.
 public final class AVAudioConverter: Sendable {
+    /// The format of the audio the converter takes.
     public let inputFormat: AVAudioFormat
+    /// The format of the audio the converter produces.
     public let outputFormat: AVAudioFormat
     private let state: Mutex<State>
 

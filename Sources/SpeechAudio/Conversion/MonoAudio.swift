@@ -40,7 +40,9 @@ public enum MonoAudio {
 /// state between buffers, so the output is the same however the input is cut. Output sample `i` is at time
 /// `i / outputSampleRate` from the first input frame. Not thread-safe: one owner at a time.
 public final class MonoStreamConverter {
+    /// The format of the buffers the converter takes.
     public let inputFormat: AVAudioFormat
+    /// The rate of the mono Float32 samples it produces, in hertz.
     public let outputSampleRate: Double
     /// Input frames taken so far.
     public private(set) var inputFrames: Int64 = 0

@@ -4,7 +4,9 @@ import Foundation
 /// piece, in a single decode-and-resample pass: a file is decoded once however long it is, in bounded memory.
 /// Not thread-safe: one owner at a time.
 public final class MonoAudioReader {
+    /// The file being read.
     public let url: URL
+    /// The rate of the mono Float32 samples it produces, in hertz.
     public let sampleRate: Double
     /// What the container and codec say about the stream.
     public var source: AudioSourceInfo { reader.source }

@@ -6,6 +6,7 @@ public struct AudioTruncation: Sendable, Equatable, CustomStringConvertible {
     /// Seconds of audio actually present.
     public var presentDuration: Double
 
+    /// A clause saying how much audio the header declares and how much is present, in seconds.
     public var description: String {
         String(format: "it is truncated: its header declares %.2f s of audio but only %.2f s is present",
                declaredDuration, presentDuration)

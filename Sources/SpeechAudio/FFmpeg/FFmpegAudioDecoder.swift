@@ -7,7 +7,9 @@ public struct AudioSourceInfo: Sendable, Hashable {
     public let container: String
     /// FFmpeg's short name of the codec, e.g. "pcm_s16le", "flac", "mp3", "aac", "vorbis", "opus".
     public let codec: String
+    /// The stream's sample rate in hertz.
     public let sampleRate: Double
+    /// The stream's channel count.
     public let channelCount: AVAudioChannelCount
     /// The decoder's native sample type, `.otherFormat` for types with no AVFoundation equivalent.
     public let sampleFormat: AVAudioCommonFormat

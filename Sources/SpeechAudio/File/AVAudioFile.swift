@@ -14,6 +14,7 @@ import Synchronization
 ///
 /// Thread-safe: every operation holds the file's lock.
 public final class AVAudioFile: Sendable {
+    /// The file's location; when writing, the name the file gets once closed.
     public let url: URL
     /// The format of the samples as stored (for compressed codecs, `.otherFormat` is not representable, so the
     /// decoder's native sample type is given).

@@ -33,9 +33,13 @@ public enum AVAudioCommonFormat: UInt, Sendable {
 /// Immutable. Equal formats compare equal whatever instance holds them. Unlike Apple's there is no channel
 /// layout object: channels follow the default order for their count (mono, stereo L R, ...).
 public final class AVAudioFormat: Sendable, Hashable, CustomStringConvertible {
+    /// The sample type: 16- or 32-bit integers, or 32- or 64-bit floats.
     public let commonFormat: AVAudioCommonFormat
+    /// Frames per second.
     public let sampleRate: Double
+    /// The number of channels.
     public let channelCount: AVAudioChannelCount
+    /// Whether the channels' samples alternate in one buffer rather than lying in one buffer per channel.
     public let isInterleaved: Bool
 
     /// A format with the given sample type; nil for `.otherFormat`, a rate that is not positive and finite,
@@ -92,11 +96,13 @@ public final class AVAudioFormat: Sendable, Hashable, CustomStringConvertible {
         ]
     }
 
+    /// Whether two formats describe the same audio: interleaving does not matter for mono.
     public static func == (lhs: AVAudioFormat, rhs: AVAudioFormat) -> Bool {
         lhs.commonFormat == rhs.commonFormat && lhs.sampleRate == rhs.sampleRate
             && lhs.channelCount == rhs.channelCount && (lhs.isInterleaved == rhs.isInterleaved || lhs.channelCount == 1)
     }
 
+    /// Hashes the format consistently with `==` (mono formats hash alike whatever their interleaving).
     public func hash(into hasher: inout Hasher) {
         hasher.combine(commonFormat)
         hasher.combine(sampleRate)
@@ -104,6 +110,7 @@ public final class AVAudioFormat: Sendable, Hashable, CustomStringConvertible {
         hasher.combine(channelCount == 1 ? false : isInterleaved)
     }
 
+    /// The sample type, rate, channel count and layout, for debugging.
     public var description: String {
         let type = switch commonFormat {
         case .pcmFormatFloat32: "Float32"

@@ -8,6 +8,7 @@ import Synchronization
 /// with any unsafe pointer, is the caller's to synchronize. The framework only reads a buffer after it was
 /// handed over and never writes to one it did not create.
 public class AVAudioBuffer: @unchecked Sendable {
+    /// The format of the buffer's samples; it never changes.
     public let format: AVAudioFormat
     init(format: AVAudioFormat) { self.format = format }
 }
@@ -17,6 +18,7 @@ public class AVAudioBuffer: @unchecked Sendable {
 /// Deinterleaved formats have one pointer per channel; interleaved ones a single pointer with
 /// `stride == channelCount`. Samples are zero-initialized.
 public final class AVAudioPCMBuffer: AVAudioBuffer, @unchecked Sendable {
+    /// The number of frames the buffer can hold, fixed at creation.
     public let frameCapacity: AVAudioFrameCount
     private let validFrames: Atomic<AVAudioFrameCount>
     /// One allocation holding all samples.
@@ -56,8 +58,11 @@ public final class AVAudioPCMBuffer: AVAudioBuffer, @unchecked Sendable {
     /// Samples between consecutive frames of one channel: the channel count when interleaved, else 1.
     public var stride: Int { format.isInterleaved ? Int(format.channelCount) : 1 }
 
+    /// The Float32 samples, one pointer per channel (one in all when interleaved); nil for other sample types.
     public var floatChannelData: UnsafePointer<UnsafeMutablePointer<Float>>? { channels(of: .pcmFormatFloat32) }
+    /// The Int16 samples, one pointer per channel (one in all when interleaved); nil for other sample types.
     public var int16ChannelData: UnsafePointer<UnsafeMutablePointer<Int16>>? { channels(of: .pcmFormatInt16) }
+    /// The Int32 samples, one pointer per channel (one in all when interleaved); nil for other sample types.
     public var int32ChannelData: UnsafePointer<UnsafeMutablePointer<Int32>>? { channels(of: .pcmFormatInt32) }
     /// Not in Apple's API (Float64 buffers there expose only `audioBufferList`): the Float64 samples.
     public var float64ChannelData: UnsafePointer<UnsafeMutablePointer<Double>>? { channels(of: .pcmFormatFloat64) }

@@ -1,11 +1,17 @@
 /// AVFoundation's audio settings keys, with Apple's spelling, for `AVAudioFile(forWriting:settings:)` and
 /// `AVAudioFormat(settings:)`.
 public let AVFormatIDKey = "AVFormatIDKey"
+/// The sample rate in hertz, a number; required by ours.
 public let AVSampleRateKey = "AVSampleRateKey"
+/// The channel count, a whole number from 1 to 64 here; 1 when absent.
 public let AVNumberOfChannelsKey = "AVNumberOfChannelsKey"
+/// Bits per sample: 16, 24 or 32 for integers, 32 or 64 for floats here.
 public let AVLinearPCMBitDepthKey = "AVLinearPCMBitDepthKey"
+/// Whether samples are floating point; false when absent.
 public let AVLinearPCMIsFloatKey = "AVLinearPCMIsFloatKey"
+/// Whether samples are big-endian; ours refuses true, since WAV is little-endian.
 public let AVLinearPCMIsBigEndianKey = "AVLinearPCMIsBigEndianKey"
+/// Whether each channel lies in its own buffer; false when absent.
 public let AVLinearPCMIsNonInterleaved = "AVLinearPCMIsNonInterleaved"
 
 /// Core Audio's format identifier of linear PCM ('lpcm').
