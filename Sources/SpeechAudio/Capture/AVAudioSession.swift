@@ -72,6 +72,7 @@ public final class AVAudioSession: Sendable {
 
     /// Options of a category, as on iOS.
     public struct CategoryOptions: OptionSet, Hashable, Sendable {
+        /// The options' bits.
         public let rawValue: UInt
         /// Options with these bits.
         public init(rawValue: UInt) { self.rawValue = rawValue }
