@@ -3,20 +3,29 @@ import Foundation
 /// What went wrong reading, writing or converting audio. Every case names the file or formats involved and
 /// says, in `description`, what a person can do about it.
 public enum AudioError: Error, Equatable, Sendable {
+    /// There is no file at this path.
     case fileNotFound(URL)
+    /// The path is a directory or special file, not an audio file.
     case notARegularFile(URL)
+    /// The file holds no bytes.
     case emptyFile(URL)
     /// The bytes are not audio FFmpeg recognizes (text, random data, an unknown container).
     case unrecognizedFormat(URL, detail: String)
+    /// The file has no audio stream.
     case noAudioStream(URL)
+    /// The installed FFmpeg cannot decode the file's audio codec.
     case unsupportedCodec(URL, codec: String)
     /// The audio could not be decoded, or ended long before its header says.
     case corruptFile(URL, detail: String)
     /// A buffer's format is not the one the file or converter was set up for.
     case formatMismatch(expected: String, actual: String)
+    /// The audio cannot be converted between these formats (both must be linear PCM, at most 64 channels).
     case unsupportedConversion(from: String, to: String)
+    /// An audio settings dictionary asks for something this library cannot write or process.
     case invalidSettings(String)
+    /// Writing the file failed, for example for lack of space or permission.
     case writeFailed(URL, detail: String)
+    /// The file was already closed, so no more audio can be written to it.
     case closed(URL)
     /// No sound server answered (microphone capture on Linux goes through PulseAudio or PipeWire's PulseAudio server).
     case audioServerUnreachable(detail: String)

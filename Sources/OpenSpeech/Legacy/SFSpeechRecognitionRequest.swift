@@ -5,9 +5,13 @@ import Synchronization
 /// The kind of speech a request holds, as Apple's `SFSpeechRecognitionTaskHint`. Accepted and recorded; the model
 /// transcribes every kind the same way.
 public enum SFSpeechRecognitionTaskHint: Int, Sendable {
+    /// No particular kind of speech.
     case unspecified = 0
+    /// Free-form dictation, as into a text field.
     case dictation = 1
+    /// Short search queries.
     case search = 2
+    /// Short answers and commands, such as "yes", "no" or "cancel".
     case confirmation = 3
 }
 

@@ -4,9 +4,13 @@ import Synchronization
 
 /// Whether the app may use speech recognition, as Apple's `SFSpeechRecognizerAuthorizationStatus`.
 public enum SFSpeechRecognizerAuthorizationStatus: Int, Sendable {
+    /// The user has not been asked yet. OpenSpeech never reports it.
     case notDetermined = 0
+    /// The user refused. OpenSpeech never reports it.
     case denied = 1
+    /// The device forbids recognition. OpenSpeech never reports it.
     case restricted = 2
+    /// Recognition is allowed: always the status on Linux.
     case authorized = 3
 }
 

@@ -33,6 +33,7 @@ public struct Transcript: Sendable, Codable, Equatable {
 
     /// The document formats a transcript can be written as: plain text, SubRip, WebVTT, JSON and tab-separated values.
     public enum Format: String, Sendable, CaseIterable {
+        /// Plain text, SubRip, WebVTT, OpenAI's `verbose_json` and tab-separated values.
         case text, srt, vtt, json, tsv
     }
 

@@ -41,11 +41,17 @@ public let AVAssetExportPresetPassthrough = "AVAssetExportPresetPassthrough"
 public final class AVAssetExportSession: Sendable {
     /// The progress of an export, as Apple's `AVAssetExportSession.Status`.
     public enum Status: Int, Sendable {
+        /// The export has not started.
         case unknown = 0
+        /// The export is waiting to start.
         case waiting = 1
+        /// The export is running.
         case exporting = 2
+        /// The file was written.
         case completed = 3
+        /// The export failed; `error` says why.
         case failed = 4
+        /// The export was cancelled.
         case cancelled = 5
     }
 

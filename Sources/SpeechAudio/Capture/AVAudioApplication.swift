@@ -10,8 +10,11 @@ public final class AVAudioApplication: Sendable {
 
     /// Whether the app may record (Apple's type has this lowercase name).
     public enum recordPermission: Int, Sendable {
+        /// The user has not been asked yet. Never reported on Linux.
         case undetermined = 0x756e_6474  // 'undt'
+        /// The user refused. Never reported on Linux.
         case denied = 0x6465_6e79  // 'deny'
+        /// The app may record: always the permission on Linux.
         case granted = 0x6772_6e74  // 'grnt'
     }
 

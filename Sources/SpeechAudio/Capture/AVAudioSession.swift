@@ -106,8 +106,11 @@ public final class AVAudioSession: Sendable {
 
     /// Whether the app may record, as on iOS (deprecated there in favour of `AVAudioApplication`).
     public enum RecordPermission: UInt, Sendable {
+        /// The user has not been asked yet. Never reported on Linux.
         case undetermined = 0x756e_6474  // 'undt'
+        /// The user refused. Never reported on Linux.
         case denied = 0x6465_6e79  // 'deny'
+        /// The app may record: always the permission on Linux.
         case granted = 0x6772_6e74  // 'grnt'
     }
 

@@ -2,9 +2,13 @@ import Foundation
 
 /// Whether the app may capture a kind of media, as AVFoundation's `AVAuthorizationStatus`.
 public enum AVAuthorizationStatus: Int, Sendable {
+    /// The user has not been asked yet. Never reported on Linux.
     case notDetermined = 0
+    /// The device forbids access. Never reported on Linux.
     case restricted = 1
+    /// The user refused. Never reported on Linux.
     case denied = 2
+    /// Access is allowed: always the status on Linux.
     case authorized = 3
 }
 

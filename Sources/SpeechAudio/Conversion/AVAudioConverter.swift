@@ -20,6 +20,7 @@ public enum AVAudioConverterOutputStatus: Int, Sendable {
     case inputRanDry = 1
     /// The input ended and everything, including the resampler's delayed tail, has been delivered.
     case endOfStream = 2
+    /// The conversion failed; the error pointer describes why.
     case error = 3
 }
 
@@ -27,8 +28,11 @@ public enum AVAudioConverterOutputStatus: Int, Sendable {
 /// input whatever the setting (it neither adds leading frames nor drops trailing ones), so this is kept for
 /// source compatibility only: `.none`, which Apple's users set to avoid drift, is the behaviour you get.
 public enum AVAudioConverterPrimeMethod: Int, Sendable {
+    /// Apple's primes with leading frames only. Here the same as `.none`.
     case pre = 0
+    /// Apple's primes with leading and trailing frames. Here the same as `.none`.
     case normal = 1
+    /// No priming: the output is aligned with the input, as it always is here.
     case none = 2
 }
 
@@ -216,9 +220,14 @@ public final class AVAudioConverter: Sendable {
 
 /// Quality levels, as in AVFoundation.
 public enum AVAudioQuality: Int, Sendable {
+    /// The lowest quality: the shortest resampling filter here.
     case min = 0
+    /// Low quality.
     case low = 0x20
+    /// Medium quality.
     case medium = 0x40
+    /// High quality: the converter's default.
     case high = 0x60
+    /// The highest quality: the longest resampling filter here.
     case max = 0x7F
 }

@@ -11,10 +11,15 @@ public typealias AVAudioPacketCount = UInt32
 
 /// The sample types an audio format can hold, as in AVFoundation.
 public enum AVAudioCommonFormat: UInt, Sendable {
+    /// A sample type other than those below; no format is made with it here.
     case otherFormat = 0
+    /// 32-bit floating-point samples.
     case pcmFormatFloat32 = 1
+    /// 64-bit floating-point samples.
     case pcmFormatFloat64 = 2
+    /// 16-bit signed integer samples.
     case pcmFormatInt16 = 3
+    /// 32-bit signed integer samples.
     case pcmFormatInt32 = 4
 
     /// Bytes in one sample of one channel; 0 for `.otherFormat`.

@@ -162,11 +162,17 @@ public struct CMTimeFlags: OptionSet, Sendable, Hashable {
 
 /// How a time is rounded when its timescale changes, as in Core Media.
 public enum CMTimeRoundingMethod: UInt32, Sendable {
+    /// Round to the nearest value, halves away from zero.
     case roundHalfAwayFromZero = 1
+    /// Round toward zero (truncate).
     case roundTowardZero = 2
+    /// Round away from zero.
     case roundAwayFromZero = 3
+    /// QuickTime's rule in Core Media; here rounded as `.roundHalfAwayFromZero`.
     case quickTime = 4
+    /// Round toward positive infinity.
     case roundTowardPositiveInfinity = 5
+    /// Round toward negative infinity.
     case roundTowardNegativeInfinity = 6
     /// The rounding used when none is given: half away from zero. Ours rounds `.quickTime` the same way.
     public static let `default` = CMTimeRoundingMethod.roundHalfAwayFromZero
