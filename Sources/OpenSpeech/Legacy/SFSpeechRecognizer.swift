@@ -18,6 +18,7 @@ public enum SFSpeechRecognizerAuthorizationStatus: Int, Sendable {
 /// as Apple's. In OpenSpeech availability does not change while the process runs (recognition needs no network),
 /// so the method is not called.
 public protocol SFSpeechRecognizerDelegate: AnyObject {
+    /// Tells the delegate the recognizer became available or unavailable; never called in OpenSpeech.
     func speechRecognizer(_ speechRecognizer: SFSpeechRecognizer, availabilityDidChange available: Bool)
 }
 

@@ -21,6 +21,7 @@ extension SpeechModuleResult {
 /// Apple's `results` is `some AsyncSequence`; ours is concretely an `AsyncThrowingStream`. Only this package's
 /// modules can be added to an analyzer, as with Apple's.
 public protocol SpeechModule: AnyObject, Sendable, AssetDependentModule {
+    /// The type of the module's results.
     associatedtype Result: SpeechModuleResult
     /// The module's results, in time order for final results. Iterate it once.
     var results: AsyncThrowingStream<Result, any Error> { get }
