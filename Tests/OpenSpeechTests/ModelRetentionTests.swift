@@ -3,16 +3,31 @@ import Foundation
 import Testing
 import TestSupport
 
-/// `SpeechAnalyzer.Options.modelRetention` through the process-wide model cache. These sessions use
-/// whisper-base, which no other suite loads through the cache, so parallel suites cannot keep it loaded.
+/// `SpeechAnalyzer.Options.modelRetention` through the process-wide model cache. The cache keys models by folder,
+/// and these sessions load whisper-base from a store of their own (a link to the test store's copy), so suites
+/// running in parallel, which load whisper-base too, cannot keep this one loaded.
 @Suite(.serialized) struct ModelRetentionTests {
     static let clip = Corpus.item("1221-135766-0002")!
     static let modelID = "whisper-base"
 
+    /// A store holding only a link to the test store's whisper-base.
+    func privateStore() async throws -> ModelStore {
+        let installed = try await TestModels.directory(for: Self.modelID)
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("openspeech-retention-\(getpid())")
+        let models = home.appendingPathComponent("models", isDirectory: true)
+        let link = models.appendingPathComponent(Self.modelID)
+        if !FileManager.default.fileExists(atPath: link.path) {
+            try FileManager.default.createDirectory(at: models, withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(at: link, withDestinationURL: installed)
+        }
+        return ModelStore(home: home)
+    }
+
     func runSession(_ retention: SpeechAnalyzer.Options.ModelRetention) async throws -> URL {
-        _ = try await TestModels.directory(for: Self.modelID)
-        let transcriber = SpeechTranscriber(locale: TestEnvironment.english, preset: .transcription,
-                                            engineConfiguration: .init(modelID: Self.modelID))
+        let store = try await privateStore()
+        let transcriber = SpeechTranscriber(locale: TestEnvironment.english, transcriptionOptions: [], reportingOptions: [],
+                                            attributeOptions: [], engineConfiguration: .init(modelID: Self.modelID),
+                                            modelStore: store)
         let collector = Task {
         var count = 0
         for try await _ in transcriber.results { count += 1 }
@@ -21,7 +36,7 @@ import TestSupport
         let analyzer = SpeechAnalyzer(modules: [transcriber], options: .init(priority: .medium, modelRetention: retention))
         _ = try await analyzer.analyzeSequence(from: AVAudioFile(forReading: Self.clip.originalURL))
         let directory = try #require(TranscriptionProcessor.modelDirectory(locale: TestEnvironment.english, modelID: Self.modelID,
-                                                                          store: ModelStore()))
+                                                                          store: store))
         #expect(await ModelCache.shared.isLoaded(directory), "loaded while in use")
         try await analyzer.finalizeAndFinishThroughEndOfInput()
         #expect(try await collector.value > 0)

@@ -2,21 +2,22 @@ import Dispatch
 
 /// A serial executor that runs an actor's jobs on a dispatch queue of its own, off Swift's cooperative thread pool:
 /// the engine's work (a 30 s window decodes for hundreds of milliseconds) must not hold the pool's few threads, which
-/// every task of the process (the analyzer, result consumers, a server's connections) shares.
-final class EngineExecutor: SerialExecutor {
+/// every task of the process (the analyzer, result consumers, a server's connections) shares. The server's Realtime
+/// sessions run on one too.
+package final class EngineExecutor: SerialExecutor {
     private let queue: DispatchQueue
 
-    init(label: String) {
+    package init(label: String) {
         queue = DispatchQueue(label: label, qos: .userInitiated)
     }
 
-    func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let executor = asUnownedSerialExecutor()
         queue.async { job.runSynchronously(on: executor) }
     }
 
-    func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+    package func asUnownedSerialExecutor() -> UnownedSerialExecutor {
         UnownedSerialExecutor(ordinary: self)
     }
 }

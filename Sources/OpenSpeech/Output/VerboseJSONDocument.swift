@@ -58,8 +58,6 @@ public struct VerboseJSONDocument: Sendable, Encodable {
     /// The timed words of all segments; absent when the document was made without them.
     public var words: [Word]?
 
-    /// The document for `transcript`; `segments` and `words` choose whether those lists are present (words are
-    /// those with times: none unless the transcription asked for word times).
     enum CodingKeys: String, CodingKey {
         case task, language, duration, text, segments, words
         case languageProbability = "language_probability"

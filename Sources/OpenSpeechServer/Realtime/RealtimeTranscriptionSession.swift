@@ -20,7 +20,7 @@ actor RealtimeTranscriptionSession {
     static let minCommitSamples = 1_600
 
     let id = RealtimeServerEvent.newID("sess")
-    private let executor = SessionExecutor(label: "openspeech.realtime")
+    private let executor = EngineExecutor(label: "openspeech.realtime")
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     private let configuration: ServerConfiguration
