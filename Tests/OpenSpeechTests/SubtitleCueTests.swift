@@ -22,14 +22,14 @@ import Testing
 
     /// The limits every cue keeps, and the words in order, for any layout.
     static func checkLimits(_ cues: [SubtitleCue], words: [Transcript.Word], layout: SubtitleLayout,
-                            sourceLocation: SourceLocation = #_sourceLocation) {
+                            separator: String = " ", sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(cues.flatMap(\.words) == words, sourceLocation: sourceLocation)
         for (index, cue) in cues.enumerated() {
             #expect(cue.lines.count <= layout.maxLineCount, "\(cue.text)", sourceLocation: sourceLocation)
             for line in cue.lines {
                 #expect(line.text.count <= layout.maxLineWidth || line.words.count == 1, "\(line.text)",
                         sourceLocation: sourceLocation)
-                #expect(line.text == line.words.map(\.word).joined(separator: " "), sourceLocation: sourceLocation)
+                #expect(line.text == line.words.map(\.word).joined(separator: separator), sourceLocation: sourceLocation)
             }
             let words = cue.words
             #expect(cue.start >= words[0].start && cue.end <= words.last!.end && cue.end >= cue.start,
@@ -145,5 +145,24 @@ import Testing
         let json = try #require(try JSONSerialization.jsonObject(with: Data(transcript.formatted(as: .json).utf8)) as? [String: Any])
         #expect(json["language"] as? String == "english" && json["task"] as? String == "transcribe")
         #expect((json["words"] as? [Any])?.count == 5)
+    }
+
+    @Test("Japanese and Chinese words are joined without spaces, and their lines are measured so")
+    func unspacedLanguages() throws {
+        let words = "今日 は とても いい 天気 です ね 明日 も 晴れ る でしょう 週末 は 海 に 行き ましょう".split(separator: " ")
+            .enumerated().map { index, word in
+                Transcript.Word(start: Double(index) * 0.3, end: Double(index) * 0.3 + 0.25, word: String(word), confidence: nil)
+            }
+        let layout = SubtitleLayout(maxLineWidth: 12, maxLineCount: 2, maxCueDuration: 7, minCueGap: 0.08)
+        let cues = SubtitleCues(layout: layout, language: "ja").cues(for: [Self.segment(words)])
+        Self.checkLimits(cues, words: words, layout: layout, separator: "")
+        #expect(cues.map(\.text).joined().replacingOccurrences(of: "\n", with: "") == words.map(\.word).joined())
+        #expect(!cues.contains { $0.text.contains(" ") })
+        #expect(SubtitleCues(language: "en").wordSeparator == " " && SubtitleCues(language: "zh").wordSeparator.isEmpty)
+        let segments = String(decoding: try JSONEncoder().encode([Self.segment(words)]), as: UTF8.self)
+        let transcript = try JSONDecoder().decode(Transcript.self, from: Data(
+            #"{"text": "", "language": "ja", "duration": 6, "segments": \#(segments)}"#.utf8))
+        let vtt = WebVTTDocument(transcript, layout: layout, highlightsWords: true).text
+        #expect(!vtt.contains(" <"), "\(vtt)")
     }
 }

@@ -7,7 +7,7 @@ public struct SubRipDocument: Sendable {
 
     /// The SubRip document of `transcript`, its segments cut into cues within `layout`.
     public init(_ transcript: Transcript, layout: SubtitleLayout = SubtitleLayout()) {
-        cues = SubtitleCues(layout: layout).cues(for: transcript.segments)
+        cues = SubtitleCues(layout: layout, language: transcript.language).cues(for: transcript.segments)
     }
 
     /// The document: cues numbered from 1, `HH:MM:SS,mmm --> HH:MM:SS,mmm`, a blank line after each.

@@ -46,10 +46,20 @@ public struct SubtitleCue: Sendable, Equatable {
 public struct SubtitleCues: Sendable, Equatable {
     /// The limits cues are cut to.
     public var layout: SubtitleLayout
+    /// What stands between two words on a line: a space, or nothing for languages written without spaces.
+    public var wordSeparator: String
 
-    /// A cutter that keeps cues within `layout`.
-    public init(layout: SubtitleLayout = SubtitleLayout()) {
+    /// A cutter that keeps cues within `layout`, joining words with `wordSeparator`.
+    public init(layout: SubtitleLayout = SubtitleLayout(), wordSeparator: String = " ") {
         self.layout = layout
+        self.wordSeparator = wordSeparator
+    }
+
+    /// A cutter for text in `language` (an ISO 639 code, as `Transcript.language`): words are joined without spaces in
+    /// Chinese, Japanese, Thai, Lao, Burmese, Khmer and Tibetan, with a space otherwise.
+    public init(layout: SubtitleLayout = SubtitleLayout(), language: String) {
+        let unspaced: Set<String> = ["zh", "ja", "th", "lo", "my", "km", "bo", "yue"]
+        self.init(layout: layout, wordSeparator: unspaced.contains(language.lowercased()) ? "" : " ")
     }
 
     /// The cues of `segments`, in order.
@@ -60,10 +70,11 @@ public struct SubtitleCues: Sendable, Equatable {
         var cues: [SubtitleCue] = []
         for segment in segments {
             if segment.words.isEmpty {
-                let words = segment.text.split(separator: " ").map(String.init)
+                let words = wordSeparator.isEmpty ? segment.text.map(String.init)
+                    : segment.text.split(separator: " ").map(String.init)
                 guard !words.isEmpty else { continue }
                 let lines = wrap(words.map(\.count)).map { range in
-                    SubtitleCue.Line(text: words[range].joined(separator: " "), words: [])
+                    SubtitleCue.Line(text: words[range].joined(separator: wordSeparator), words: [])
                 }
                 cues.append(SubtitleCue(start: segment.start, end: max(segment.end, segment.start), lines: lines))
             } else {
@@ -118,7 +129,7 @@ public struct SubtitleCues: Sendable, Equatable {
     private func cue(_ words: ArraySlice<Transcript.Word>) -> SubtitleCue {
         let words = Array(words)
         let lines = wrap(words.map(\.word.count)).map { range in
-            SubtitleCue.Line(text: words[range].map(\.word).joined(separator: " "), words: Array(words[range]))
+            SubtitleCue.Line(text: words[range].map(\.word).joined(separator: wordSeparator), words: Array(words[range]))
         }
         return SubtitleCue(start: words[0].start, end: max(words.last!.end, words[0].start), lines: lines)
     }
@@ -128,7 +139,7 @@ public struct SubtitleCues: Sendable, Equatable {
     func wrap(_ lengths: [Int]) -> [Range<Int>] {
         let width = layout.maxLineWidth
         let count = greedyLines(lengths, width: width)
-        let total = lengths.reduce(0, +) + max(lengths.count - 1, 0)
+        let total = lengths.reduce(0, +) + max(lengths.count - 1, 0) * wordSeparator.count
         var target = count > 1 ? min(width, (total + count - 1) / count) : width
         while target < width && greedyLines(lengths, width: target) > count { target += 1 }
         return greedyRanges(lengths, width: target)
@@ -141,12 +152,12 @@ public struct SubtitleCues: Sendable, Equatable {
         var ranges: [Range<Int>] = []
         var start = 0, used = 0
         for (index, length) in lengths.enumerated() {
-            if index > start && used + 1 + length > width {
+            if index > start && used + wordSeparator.count + length > width {
                 ranges.append(start..<index)
                 start = index
                 used = length
             } else {
-                used += index > start ? 1 + length : length
+                used += index > start ? wordSeparator.count + length : length
             }
         }
         if start < lengths.count { ranges.append(start..<lengths.count) }
@@ -155,7 +166,7 @@ public struct SubtitleCues: Sendable, Equatable {
 
     /// Characters of the words on one line.
     private func characters(_ words: ArraySlice<Transcript.Word>) -> Int {
-        words.reduce(0) { $0 + $1.word.count } + max(words.count - 1, 0)
+        words.reduce(0) { $0 + $1.word.count } + max(words.count - 1, 0) * wordSeparator.count
     }
 
     /// Cues at least `minCueGap` apart: an earlier cue ends sooner, or, when that would leave it no time, the next

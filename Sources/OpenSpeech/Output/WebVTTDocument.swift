@@ -7,10 +7,14 @@ public struct WebVTTDocument: Sendable {
     public var cues: [SubtitleCue]
     /// Whether each word after a cue's first carries its start time as a timestamp tag.
     public var highlightsWords: Bool
+    /// What separates two words on a line (nothing in languages written without spaces).
+    private let wordSeparator: String
 
     /// The WebVTT document of `transcript`, its segments cut into cues within `layout`.
     public init(_ transcript: Transcript, layout: SubtitleLayout = SubtitleLayout(), highlightsWords: Bool = false) {
-        cues = SubtitleCues(layout: layout).cues(for: transcript.segments)
+        let cutter = SubtitleCues(layout: layout, language: transcript.language)
+        cues = cutter.cues(for: transcript.segments)
+        wordSeparator = cutter.wordSeparator
         self.highlightsWords = highlightsWords
     }
 
@@ -35,7 +39,7 @@ public struct WebVTTDocument: Sendable {
                 guard tag > last && tag < end else { return Self.escaped(word.word) }
                 last = tag
                 return "<\(tag)>" + Self.escaped(word.word)
-            }.joined(separator: " ")
+            }.joined(separator: wordSeparator)
         }
     }
 
