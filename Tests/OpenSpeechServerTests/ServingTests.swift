@@ -76,12 +76,8 @@ import TestSupport
         // A model home holding tiny.en and the detector only (links to the tests' installs).
         let home = try makeTemporaryDirectory("openspeech-server-home")
         defer { try? FileManager.default.removeItem(at: home) }
+        try await TestModels.link(["whisper-tiny.en", "silero-vad"], into: home)
         let models = home.appendingPathComponent("models")
-        try FileManager.default.createDirectory(at: models, withIntermediateDirectories: true)
-        for id in ["whisper-tiny.en", "silero-vad"] {
-            try FileManager.default.createSymbolicLink(at: models.appendingPathComponent(id),
-                                                       withDestinationURL: try await TestModels.directory(for: id))
-        }
         let clip = try #require(Corpus.item("jfk"))
         let server = try await RunningServer.start(home: home)
         do {

@@ -215,12 +215,8 @@ struct LanguageDetectionTests {
         try await Self.ready()
         let home = try makeTemporaryDirectory("openspeech-english-home")
         defer { try? FileManager.default.removeItem(at: home) }
+        try await TestModels.link(["whisper-tiny.en", "silero-vad"], into: home)
         let models = home.appendingPathComponent("models")
-        try FileManager.default.createDirectory(at: models, withIntermediateDirectories: true)
-        for id in ["whisper-tiny.en", "silero-vad"] {
-            try FileManager.default.createSymbolicLink(at: models.appendingPathComponent(id),
-                                                       withDestinationURL: try await TestModels.directory(for: id))
-        }
         let clip = try #require(Corpus.item("pv-leopard-fr"))
         let (status, output) = try await OpenSpeechExecutable.run(
             ["transcribe", clip.wav16kURL.path, "--locale", "auto", "--no-download"],

@@ -12,14 +12,8 @@ import TestSupport
 
     /// A store holding only a link to the test store's whisper-base.
     func privateStore() async throws -> ModelStore {
-        let installed = try await TestModels.directory(for: Self.modelID)
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("openspeech-retention-\(getpid())")
-        let models = home.appendingPathComponent("models", isDirectory: true)
-        let link = models.appendingPathComponent(Self.modelID)
-        if !FileManager.default.fileExists(atPath: link.path) {
-            try FileManager.default.createDirectory(at: models, withIntermediateDirectories: true)
-            try FileManager.default.createSymbolicLink(at: link, withDestinationURL: installed)
-        }
+        try await TestModels.link([Self.modelID], into: home)
         return ModelStore(home: home)
     }
 

@@ -94,7 +94,7 @@ struct DamagedModelFileTests {
         let original = try Data(contentsOf: source)
         let file = try ModelFile(url: source)
         // Flips in the bytes before a variable's values: its byte count, data type, shape, rank and name.
-        var random = SplitMix64(seed: 18)
+        var random = SeededGenerator(seed: 18)
         let offsets = file.variables.values.map(\.offset).sorted()
         for _ in 0..<10 {
             let target = offsets[Int(random.next() % UInt64(offsets.count))]
@@ -104,18 +104,5 @@ struct DamagedModelFileTests {
             let error = try read(bytes, label: "flip-\(position)")
             #expect(error == nil || error is ModelError, "flip at \(position): \(String(describing: error))")
         }
-    }
-}
-
-/// A small deterministic generator for reproducible damage.
-struct SplitMix64 {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -41,7 +41,7 @@ struct DamagedWeightsTests {
         let cuts = (1...7).map { $0 * bytes.count / 8 } + [0, 7, 8, 9, 100, bytes.count - 1]
         var copies: [(String, Data)] = cuts.map { ("truncated at \($0)", bytes.prefix($0)) }
         copies.append(("all zeros", Data(count: bytes.count)))
-        var random = SplitMix64(seed: seed)
+        var random = SeededGenerator(seed: seed)
         for _ in 0..<6 {
             let start = Int(random.next() % UInt64(bytes.count))
             var copy = bytes

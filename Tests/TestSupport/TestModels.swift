@@ -17,4 +17,15 @@ public enum TestModels {
     public static func directory(for modelID: String) async throws -> URL {
         try await store.install(modelID)
     }
+
+    /// Makes `home` a model home holding only `modelIDs`: links to the test store's installs (installed first if
+    /// needed), so a process or store pointed at it finds the others missing.
+    public static func link(_ modelIDs: [String], into home: URL) async throws {
+        let models = home.appendingPathComponent("models", isDirectory: true)
+        try FileManager.default.createDirectory(at: models, withIntermediateDirectories: true)
+        for id in modelIDs where !FileManager.default.fileExists(atPath: models.appendingPathComponent(id).path) {
+            try FileManager.default.createSymbolicLink(at: models.appendingPathComponent(id),
+                                                       withDestinationURL: try await directory(for: id))
+        }
+    }
 }

@@ -43,9 +43,10 @@ actor TranscriptionProcessor: ModuleProcessor {
     private var model: WhisperModel?
     private var modelKey: ModelCache.Key?
     private var session: WhisperSession?
-    private var contextPrompt = ""
     /// The context's strings (all tags): the phrases the engine's contextual biasing favours.
     private var contextPhrases: [String] = []
+    /// The prompt policy for these phrases, tokenized once per context (nil: not yet, or the context changed).
+    private var promptComposition: PromptComposition?
     private var finished = false
     private var results: TranscriptionResultBuilder
     /// Final text so far (its tail): the model's prompt for what follows.
@@ -144,8 +145,8 @@ actor TranscriptionProcessor: ModuleProcessor {
     var gateRegions: SpeechRegionLog? { speechRegions }
 
     func setContext(_ context: AnalysisContext) {
-        contextPrompt = context.allContextualStrings.joined(separator: ", ")
         contextPhrases = context.allContextualStrings
+        promptComposition = nil
     }
 
     func append(_ samples: [Float], at start: Int64) async throws {
@@ -356,8 +357,9 @@ actor TranscriptionProcessor: ModuleProcessor {
     /// The prompt before the next window: the context's words (when few), then the tail of `text`.
     private func promptTokens(_ text: String) -> [Int] {
         guard let model else { return [] }
-        let composition = PromptComposition(
-            contextTokens: contextPrompt.isEmpty ? [] : model.tokenizer.encode(" " + contextPrompt + "."))
+        let composition = promptComposition ?? PromptComposition(contextTokens: contextPhrases.isEmpty ? []
+            : model.tokenizer.encode(" " + contextPhrases.joined(separator: ", ") + "."))
+        promptComposition = composition
         return composition.tokens(previous: text.isEmpty ? [] : model.tokenizer.encode(text))
     }
 
