@@ -109,7 +109,7 @@ struct CustomVocabularyTests {
         #expect(typed.output == listed.output)
     }
 
-    @Test("a vocabulary file that cannot be read is an error naming it")
+    @Test("a vocabulary file that cannot be read, or is not UTF-8 text, is an error naming it")
     func unreadableVocabulary() async throws {
         let clip = try #require(Corpus.item("jfk"))
         let missing = "/nonexistent/openspeech-vocabulary.txt"
@@ -118,5 +118,15 @@ struct CustomVocabularyTests {
             environment: ["OPENSPEECH_HOME": TestModels.home.path])
         #expect(status != 0)
         #expect(output.contains("cannot read the vocabulary file \(missing)"), "\(output)")
+
+        let folder = try makeTemporaryDirectory("cli-vocabulary-latin1")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let latin1 = folder.appendingPathComponent("names.txt")
+        try Data([0x4E, 0x67, 0x75, 0x79, 0xEA, 0x6E, 0x0A]).write(to: latin1)  // "Nguyên" in Latin-1
+        let (binaryStatus, binaryOutput) = try await OpenSpeechExecutable.run(
+            ["transcribe", clip.wav16kURL.path, "--locale", "en-US", "--vocabulary", latin1.path, "--quiet"],
+            environment: ["OPENSPEECH_HOME": TestModels.home.path])
+        #expect(binaryStatus != 0)
+        #expect(binaryOutput.contains("the vocabulary file \(latin1.path) is not UTF-8 text"), "\(binaryOutput)")
     }
 }
