@@ -31,7 +31,7 @@ def main():
     with open(os.path.join(args.set, "manifest.tsv"), encoding="utf-8", newline="") as f:
         rows = list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
     model = WhisperModel(args.model, device="cpu", compute_type=args.compute_type, cpu_threads=args.threads)
-    lines, audio, wall = [], 0.0, 0.0
+    lines, audio, wall, cpu = [], 0.0, 0.0, 0.0
     for row in rows:
         rare = row["rare_words"].split()
         if args.list == "none":
@@ -43,16 +43,17 @@ def main():
             words = row["biasing_" + args.list].split()
         text = ", ".join(words) if words else None
         options = {"hotwords": text} if args.via == "hotwords" else {"initial_prompt": text}
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         segments, info = model.transcribe(os.path.join(args.set, row["audio"]), language="en",
                                           beam_size=args.beam_size, **options)
         hypothesis = "".join(segment.text for segment in segments).replace("\t", " ").replace("\n", " ").strip()
         wall += time.perf_counter() - started
+        cpu += time.process_time() - cpu_started
         audio += info.duration
         lines.append(f"{row['id']}\t{hypothesis}\n")
     with open(args.output, "w", encoding="utf-8") as f:
         f.writelines(lines)
-    print(f"{audio:.1f} s of audio in {wall:.2f} s ({audio / wall:.1f}x real time)")
+    print(f"{audio:.1f} s of audio in {wall:.2f} s ({audio / wall:.1f}x real time), {cpu:.2f} CPU s")
 
 
 if __name__ == "__main__":
