@@ -47,6 +47,8 @@ def main():
     parser.add_argument("--beam-size", type=int, default=5)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--output", required=True, help="folder for hypotheses, the log and summary.json")
+    parser.add_argument("--only", default="", help="run only these, comma-separated TOOL:N:BIASING "
+                        "(e.g. openspeech:1000:trie,faster-whisper:1000:hotwords,openspeech:none:none)")
     args = parser.parse_args()
     os.makedirs(args.output, exist_ok=True)
     fw_script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bias_faster_whisper.py")
@@ -62,6 +64,9 @@ def main():
             for size in args.lists.split(","):
                 runs += [("faster-whisper", size, "hotwords", ["--via", "hotwords"]),
                          ("faster-whisper", size, "initial_prompt", ["--via", "prompt"])]
+            if args.only:
+                wanted = set(args.only.split(","))
+                runs = [r for r in runs if f"{r[0]}:{r[1]}:{r[2]}" in wanted]
             for tool, size, how, flags in runs:
                 hypothesis = os.path.join(args.output, f"{name}-{tool}-{size}-{how}.tsv")
                 if tool == "openspeech":
@@ -86,11 +91,12 @@ def main():
     print("\n| model | tool | N | biasing | WER | U-WER | B-WER | B-WER vs none | CPU s | cost vs none |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for row in rows:
-        base = next(r for r in rows if r["model"] == row["model"] and r["tool"] == row["tool"] and r["list"] == "none")
-        relative = (row["b_wer"] / base["b_wer"] - 1) * 100 if base["b_wer"] else 0.0
-        cost = (row["cpu_s"] / base["cpu_s"] - 1) * 100
+        base = next((r for r in rows if r["model"] == row["model"] and r["tool"] == row["tool"]
+                     and r["list"] == "none"), None)
+        relative = f"{(row['b_wer'] / base['b_wer'] - 1) * 100:+.0f} %" if base and base["b_wer"] else "-"
+        cost = f"{(row['cpu_s'] / base['cpu_s'] - 1) * 100:+.1f} %" if base else "-"
         print(f"| {row['model']} | {row['tool']} | {row['list']} | {row['biasing']} | {row['wer']:.2f} | "
-              f"{row['u_wer']:.2f} | {row['b_wer']:.2f} | {relative:+.0f} % | {row['cpu_s']:.1f} | {cost:+.1f} % |")
+              f"{row['u_wer']:.2f} | {row['b_wer']:.2f} | {relative} | {row['cpu_s']:.1f} | {cost} |")
 
 
 if __name__ == "__main__":
