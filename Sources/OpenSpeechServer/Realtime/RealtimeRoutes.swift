@@ -14,6 +14,7 @@ struct RealtimeRoutes: Sendable {
     let configuration: ServerConfiguration
     let limiter: ConcurrencyLimiter
     let metrics: ServerMetrics
+    let sessions: RealtimeSessionLimit
     let logger: Logger
 
     func add(to router: Router<BasicWebSocketRequestContext>) {
@@ -31,9 +32,23 @@ struct RealtimeRoutes: Sendable {
             // say "400" with no body.
             if let refusal = refusal(context.request) {
                 logger.info("realtime session refused", metadata: ["code": .string(refusal.code)])
+                metrics.realtimeSession(outcome: "refused", open: sessions.openSessions)
                 try await outbound.write(.text(RealtimeServerEvent.error(refusal).json))
                 try await outbound.close(.policyViolation, reason: refusal.code)
                 return
+            }
+            guard sessions.tryOpen() else {
+                let refusal = sessions.refusal()
+                logger.info("realtime session refused", metadata: ["code": .string(refusal.code)])
+                metrics.realtimeSession(outcome: "limited", open: sessions.openSessions)
+                try await outbound.write(.text(RealtimeServerEvent.error(refusal).json))
+                try await outbound.close(.unknown(1013), reason: refusal.code)
+                return
+            }
+            metrics.realtimeSession(outcome: "accepted", open: sessions.openSessions)
+            defer {
+                sessions.close()
+                metrics.realtimeSessionClosed(open: sessions.openSessions)
             }
             try await serve(inbound: inbound, outbound: outbound)
         }
