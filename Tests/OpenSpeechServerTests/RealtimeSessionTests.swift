@@ -320,7 +320,7 @@ import TestSupport
                 let transcript = try #require(done["transcript"] as? String)
                 let logprobs = try #require(done["logprobs"] as? [[String: Any]], "\(done)")
                 let tokens = logprobs.compactMap { $0["token"] as? String }
-                #expect(tokens.count == logprobs.count && !tokens.isEmpty)
+                #expect(tokens.count == logprobs.count && tokens.isEmpty == transcript.isEmpty, "\(done)")
                 #expect(wordErrorRate(tokens.joined(), transcript) == 0, "\(tokens) / \(transcript)")
                 #expect(logprobs.allSatisfy { ($0["logprob"] as? Double).map { $0 <= 0 && $0 > -50 } == true })
                 #expect(logprobs.allSatisfy { ($0["bytes"] as? [Int]) == ($0["token"] as? String).map { Array($0.utf8).map(Int.init) } })
@@ -329,7 +329,8 @@ import TestSupport
             print("semantic_vad \(eagerness): \(turns[eagerness] ?? 0) turns: \(text)")
             #expect(wordErrorRate(text, clip.transcript) <= 0.15, "\(eagerness): \(text)")
         }
-        // A high eagerness ends turns at shorter pauses than a low one.
-        #expect((turns["high"] ?? 0) >= (turns["low"] ?? 0) && (turns["low"] ?? 0) >= 1, "\(turns)")
+        // A high eagerness ends turns at the speech's short pauses (400 ms); a low one waits for 1.2 s of silence,
+        // longer than any pause in the clip and than the second of silence after it: the commit ends the one turn.
+        #expect((turns["high"] ?? 0) >= 3 && turns["low"] == 0, "\(turns)")
     }
 }
