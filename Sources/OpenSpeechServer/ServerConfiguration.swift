@@ -31,7 +31,8 @@ public struct ServerConfiguration: Sendable {
     public var installsMissingModels: Bool
     /// Where models are looked for and installed.
     public var store: ModelStore
-    /// Realtime transcription sessions (WebSockets) open at once; one more is refused.
+    /// Realtime transcription sessions (WebSockets) open at once; one more is refused (`openspeech serve`: 8 per
+    /// transcription slot).
     public var maxRealtimeSessions: Int
 
     public init(host: String = "127.0.0.1", port: Int = 8000, apiKey: String? = nil, maxConcurrency: Int = 2,

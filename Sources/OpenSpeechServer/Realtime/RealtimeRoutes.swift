@@ -6,7 +6,8 @@ import Logging
 /// `GET /v1/realtime?intent=transcription` upgraded to a WebSocket: OpenAI's Realtime API transcription session.
 /// The key is checked as on the HTTP routes (`Authorization: Bearer KEY`), or, for browsers that cannot set headers,
 /// as OpenAI's `openai-insecure-api-key.KEY` subprotocol. A connection that is refused (no or wrong key, no
-/// `intent=transcription`) gets an `error` event saying why, then a close (1008, policy violation).
+/// `intent=transcription`) gets an `error` event saying why, then a close (1008, policy violation); one over
+/// `--max-realtime-sessions` gets `session_limit_reached`, then a close (1013, try again later).
 struct RealtimeRoutes: Sendable {
     /// The largest client message (OpenAI's limit for one `append` is 15 MiB of base64).
     static let maxMessageBytes = 16 << 20
