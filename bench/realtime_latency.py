@@ -106,6 +106,9 @@ def main():
     items = [i for i in read_manifest(args.corpus, "") if 4 <= float(i["duration_s"]) <= 20]
     items = items[:args.clips]
     stopped, first_delta, completed, texts = [], [], [], []
+    # Deltas sent while the speech was still arriving: how long after the speech began the first came, and how
+    # many of the items' words had been sent by the end of the speech.
+    early_from_start, early_words, all_words = [], 0, 0
     with tempfile.TemporaryDirectory() as folder, tempfile.NamedTemporaryFile("w+", suffix=".log") as log:
         process, base_url = start_server(args.openspeech, 2, "float32", log)
         try:
@@ -126,9 +129,15 @@ def main():
                     stopped.append(stop["_t"] - speech_end)
                     if delta:
                         first_delta.append(delta["_t"] - speech_end)
+                    start = next((e for e in item_events if e["type"] == "input_audio_buffer.speech_started"), None)
+                    early = [e for e in item_events if e["type"].endswith("transcription.delta") and e["_t"] <= stop["_t"]]
+                    if start and early:
+                        early_from_start.append(early[0]["_t"] - start["audio_start_ms"] / 1000)
+                    early_words += len(words("".join(e["delta"] for e in early)))
                     if done:
                         completed.append(done["_t"] - speech_end)
                         text.append(done["transcript"])
+                        all_words += len(words(done["transcript"]))
                 texts.append((item, " ".join(text)))
         finally:
             process.terminate()
@@ -138,6 +147,10 @@ def main():
     result = {
         "clips": len(items), "items": len(completed), "wer_rough": rate,
         "speech_stopped": {"p50": percentile(stopped, 0.5), "p95": percentile(stopped, 0.95)},
+        "items_with_early_deltas": len(early_from_start),
+        "first_early_delta_from_speech_start": {"p50": percentile(early_from_start, 0.5),
+                                                "p95": percentile(early_from_start, 0.95)},
+        "words_sent_before_speech_stopped": early_words / max(1, all_words),
         "first_delta": {"p50": percentile(first_delta, 0.5), "p95": percentile(first_delta, 0.95)},
         "completed": {"p50": percentile(completed, 0.5), "p95": percentile(completed, 0.95)},
         "texts": [{"id": i["id"], "reference": i["transcript"], "text": t} for i, t in texts],

@@ -46,6 +46,15 @@ actor ConcurrencyLimiter {
         }
     }
 
+    /// Takes a slot only if one is free and nobody waits for one (work that may be skipped: a Realtime item's
+    /// volatile decode); never queues. Release it with `release()`.
+    func tryAcquire() -> Bool {
+        guard !isShuttingDown, running < slots, waiting.isEmpty else { return false }
+        running += 1
+        onChange(running, waiting.count)
+        return true
+    }
+
     /// Frees a slot, handing it to the first waiter.
     func release() {
         if waiting.isEmpty {

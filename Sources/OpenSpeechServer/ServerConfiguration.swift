@@ -31,11 +31,15 @@ public struct ServerConfiguration: Sendable {
     public var installsMissingModels: Bool
     /// Where models are looked for and installed.
     public var store: ModelStore
+    /// Realtime transcription sessions (WebSockets) open at once; one more is refused (`openspeech serve`: 8 per
+    /// transcription slot).
+    public var maxRealtimeSessions: Int
 
     public init(host: String = "127.0.0.1", port: Int = 8000, apiKey: String? = nil, maxConcurrency: Int = 2,
                 maxQueue: Int = 16, maxUploadBytes: Int = 25 << 20, defaultLocale: Locale = Locale(identifier: "en-US"),
                 defaultModelID: String? = nil, beamSize: Int? = nil, computeType: ComputeType = .default,
-                detectsSpeech: Bool = true, installsMissingModels: Bool = true, store: ModelStore = ModelStore()) {
+                detectsSpeech: Bool = true, installsMissingModels: Bool = true, store: ModelStore = ModelStore(),
+                maxRealtimeSessions: Int = 16) {
         self.host = host
         self.port = port
         self.apiKey = apiKey
@@ -49,5 +53,6 @@ public struct ServerConfiguration: Sendable {
         self.detectsSpeech = detectsSpeech
         self.installsMissingModels = installsMissingModels
         self.store = store
+        self.maxRealtimeSessions = maxRealtimeSessions
     }
 }

@@ -43,7 +43,9 @@ public struct SpeechServer: Sendable {
         ModelRoutes(configuration: configuration).add(to: router)
         // Realtime transcription sessions: WebSocket upgrades go to their own router; a refused one reaches this one.
         let webSocketRouter = Router(context: BasicWebSocketRequestContext.self)
-        RealtimeRoutes(configuration: configuration, limiter: limiter, metrics: metrics, logger: logger).add(to: webSocketRouter)
+        RealtimeRoutes(configuration: configuration, limiter: limiter, metrics: metrics,
+                       sessions: RealtimeSessionLimit(maxSessions: configuration.maxRealtimeSessions), logger: logger)
+            .add(to: webSocketRouter)
         router.get("/v1/realtime") { _, _ -> Response in throw RealtimeRoutes.notUpgraded() }
 
         let app = Application(

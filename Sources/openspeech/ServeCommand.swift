@@ -25,6 +25,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Requests waiting for a slot before the server answers 429 (default: 4 per slot).")
     var maxQueue: Int?
 
+    @Option(help: "Realtime transcription sessions (WebSockets) open at once (default: 8 per transcription slot).")
+    var maxRealtimeSessions: Int?
+
     @Option(help: "Largest upload accepted, in megabytes.")
     var maxUploadMb = 25
 
@@ -49,6 +52,9 @@ struct ServeCommand: AsyncParsableCommand {
     func validate() throws {
         if let maxConcurrency, maxConcurrency < 1 { throw ValidationError("--max-concurrency must be at least 1.") }
         if let maxQueue, maxQueue < 0 { throw ValidationError("--max-queue must be 0 or more.") }
+        if let maxRealtimeSessions, maxRealtimeSessions < 1 {
+            throw ValidationError("--max-realtime-sessions must be at least 1.")
+        }
         if maxUploadMb < 1 { throw ValidationError("--max-upload-mb must be at least 1.") }
         if let beamSize, !(1...16).contains(beamSize) { throw ValidationError("--beam-size must be from 1 to 16.") }
     }
@@ -62,7 +68,8 @@ struct ServeCommand: AsyncParsableCommand {
         let configuration = ServerConfiguration(
             host: host, port: port, apiKey: key, maxConcurrency: slots, maxQueue: maxQueue ?? 4 * slots,
             maxUploadBytes: maxUploadMb << 20, defaultLocale: chosen, defaultModelID: model, beamSize: beamSize,
-            computeType: computeType, detectsSpeech: !noVad, installsMissingModels: !noDownload)
+            computeType: computeType, detectsSpeech: !noVad, installsMissingModels: !noDownload,
+            maxRealtimeSessions: maxRealtimeSessions ?? 8 * slots)
 
         // The default model is ready before the first request (installed unless --no-download).
         let transcriber = FileTranscriber(options: .init(locale: chosen, modelID: model, detectsSpeech: !noVad),

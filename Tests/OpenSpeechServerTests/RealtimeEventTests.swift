@@ -54,7 +54,7 @@ import Testing
                 == "session.turn_detection.threshold")
         #expect(error(#"{"type":"transcription_session.update","session":{"turn_detection":{"threshold":true}}}"#)?.param
                 == "session.turn_detection.threshold")
-        #expect(error(#"{"type":"transcription_session.update","session":{"turn_detection":{"type":"semantic_vad"}}}"#)?
+        #expect(error(#"{"type":"transcription_session.update","session":{"turn_detection":{"type":"push_to_talk"}}}"#)?
                 .param == "session.turn_detection.type")
         #expect(error(#"{"type":"transcription_session.update","session":{"input_audio_transcription":{"hotwords":[1]}}}"#)?
                 .param == "session.input_audio_transcription.hotwords")

@@ -131,6 +131,56 @@ import TestSupport
         #expect(rate <= 0.15)
     }
 
+    @Test("live speech: deltas while the person is still speaking, before the commit; the completed text unchanged")
+    func volatileDeltas() async throws {
+        let clip = try #require(Corpus.item("1221-135766-0001"))
+        let folder = try makeTemporaryDirectory("openspeech-realtime")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let wav = try Self.wav24k(clip, in: folder)
+        let server = try await RunningServer.start()
+        let events: [[String: Any]]
+        do {
+            events = try #require(try Self.realtime(server, "paced", [wav.path]) as? [[String: Any]])
+        } catch {
+            print(server.output)
+            _ = try await server.stop()
+            throw error
+        }
+        #expect(try await server.stop() == 0)
+        func words(_ text: String) -> [String] {
+            text.lowercased().split(whereSeparator: \.isWhitespace).map { $0.filter { $0.isLetter || $0.isNumber } }
+                .filter { !$0.isEmpty }
+        }
+        let completed = events.filter { $0["type"] as? String == Self.completed }
+        #expect(!completed.isEmpty, "\(Self.types(events))")
+        var earlyWords = 0
+        for done in completed {
+            let item = try #require(done["item_id"] as? String)
+            let transcript = try #require(done["transcript"] as? String)
+            let mine = events.filter { $0["item_id"] as? String == item }
+            let types = mine.compactMap { $0["type"] as? String }
+            // Every delta comes before the completed event.
+            #expect(types.last == Self.completed, "\(types)")
+            let stop = types.firstIndex(of: "input_audio_buffer.speech_stopped") ?? types.count
+            let deltas = mine.filter { $0["type"] as? String == Self.delta }.compactMap { $0["delta"] as? String }
+            let early = mine[..<stop].filter { $0["type"] as? String == Self.delta }.compactMap { $0["delta"] as? String }
+            let earlyText = early.joined()
+            earlyWords += words(earlyText).count
+            // The words sent before the commit are the final text's first words, give or take a few.
+            let finalStart = words(transcript).prefix(words(earlyText).count).joined(separator: " ")
+            #expect(wordErrorRate(earlyText, finalStart) <= 0.25, "early \(earlyText) / final \(transcript)")
+            // All the deltas add up to the completed text (word for word), unless the final text contradicted the
+            // early words, in which case they stop there.
+            let all = words(deltas.joined())
+            #expect(all == words(transcript) || all == words(earlyText), "deltas \(deltas) / final \(transcript)")
+            print("item: early deltas \(early) then \(deltas.count - early.count) more; completed: \(transcript)")
+        }
+        // Speech of 16 s in real time: several words go out while it is still being spoken.
+        #expect(earlyWords >= 5, "\(events.compactMap { $0["type"] as? String })")
+        let text = Self.transcripts(events).joined(separator: " ")
+        #expect(wordErrorRate(text, clip.transcript) <= 0.15, "\(text)")
+    }
+
     @Test("malformed JSON, unknown events, bad base64, bad settings, binary: error events, and the session goes on")
     func badEvents() async throws {
         let clip = try #require(Corpus.item("1221-135766-0002"))
@@ -198,5 +248,89 @@ import TestSupport
         // A plain HTTP request to the endpoint is told to use a WebSocket; with a wrong key, it gets 401 first.
         #expect(plain.status == 400 && plain.error?["code"] as? String == "websocket_required", "\(plain.body)")
         #expect(wrongKey.status == 401 && wrongKey.isOpenAIError, "\(wrongKey.body)")
+    }
+
+    @Test("--max-realtime-sessions: one over the limit gets an error event and a close (1013); a freed place is reused; /metrics counts")
+    func sessionLimit() async throws {
+        let server = try await RunningServer.start(["--max-realtime-sessions", "2"])
+        let result: [String: Any]
+        var metrics = ""
+        do {
+            result = try #require(try Self.realtime(server, "limit", ["2"]) as? [String: Any])
+            // The server sees the clients' closes shortly after they happen.
+            for _ in 0..<50 {
+                metrics = try curl("\(server.baseURL)/metrics", []).body
+                if metrics.contains("openspeech_realtime_sessions_open 0") { break }
+                try await Task.sleep(nanoseconds: 100_000_000)
+            }
+        } catch {
+            print(server.output)
+            _ = try await server.stop()
+            throw error
+        }
+        #expect(try await server.stop() == 0)
+        let over = try #require(result["over"] as? [String: Any])
+        let event = try #require(over["event"] as? [String: Any])
+        let error = try #require(event["error"] as? [String: Any], "\(event)")
+        #expect(event["type"] as? String == "error")
+        #expect(error["code"] as? String == "session_limit_reached" && error["type"] as? String == "rate_limit_error")
+        #expect((error["message"] as? String)?.contains("--max-realtime-sessions") == true, "\(error)")
+        #expect(over["closed"] as? Int == 1013, "\(over)")
+        #expect((result["after_close"] as? [String: Any])?["type"] as? String == "transcription_session.created")
+
+        func value(_ line: String) -> Double? {
+            metrics.split(separator: "\n").first { $0.hasPrefix(line + " ") }.flatMap { Double($0.split(separator: " ").last ?? "") }
+        }
+        #expect(value("openspeech_realtime_sessions_open") == 0, "\(metrics)")
+        #expect(value(#"openspeech_realtime_sessions_total{outcome="accepted"}"#) == 3, "\(metrics)")
+        #expect(value(#"openspeech_realtime_sessions_total{outcome="limited"}"#) == 1, "\(metrics)")
+        #expect(value("openspeech_realtime_audio_seconds_total") == 1.5, "\(metrics)")
+    }
+
+    @Test("semantic_vad (eagerness), far_field noise reduction and logprobs: accepted, echoed, and in effect")
+    func sessionOptions() async throws {
+        let clip = try #require(Corpus.item("jfk"))
+        let folder = try makeTemporaryDirectory("openspeech-realtime")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let wav = try Self.wav24k(clip, in: folder)
+        let server = try await RunningServer.start()
+        var runs: [String: [[String: Any]]] = [:]
+        do {
+            for eagerness in ["high", "low"] {
+                runs[eagerness] = try #require(try Self.realtime(server, "options", [wav.path, eagerness]) as? [[String: Any]])
+            }
+        } catch {
+            print(server.output)
+            _ = try await server.stop()
+            throw error
+        }
+        #expect(try await server.stop() == 0)
+        var turns: [String: Int] = [:]
+        for (eagerness, events) in runs {
+            let session = try #require(events[1]["session"] as? [String: Any], "\(events[1])")
+            let detection = try #require(session["turn_detection"] as? [String: Any])
+            #expect(detection["type"] as? String == "semantic_vad" && detection["eagerness"] as? String == eagerness)
+            #expect((session["input_audio_noise_reduction"] as? [String: Any])?["type"] as? String == "far_field")
+            #expect(session["include"] as? [String] == ["item.input_audio_transcription.logprobs"])
+            #expect(!Self.types(events).contains("error"), "\(Self.types(events))")
+            turns[eagerness] = events.filter { $0["type"] as? String == "input_audio_buffer.speech_stopped" }.count
+            let completed = events.filter { $0["type"] as? String == Self.completed }
+            #expect(!completed.isEmpty)
+            for done in completed {
+                let transcript = try #require(done["transcript"] as? String)
+                let logprobs = try #require(done["logprobs"] as? [[String: Any]], "\(done)")
+                let tokens = logprobs.compactMap { $0["token"] as? String }
+                #expect(tokens.count == logprobs.count && tokens.isEmpty == transcript.isEmpty, "\(done)")
+                #expect(wordErrorRate(tokens.joined(), transcript) == 0, "\(tokens) / \(transcript)")
+                #expect(logprobs.allSatisfy { ($0["logprob"] as? Double).map { $0 <= 0 && $0 > -50 } == true })
+                #expect(logprobs.allSatisfy { ($0["bytes"] as? [Int]) == ($0["token"] as? String).map { Array($0.utf8).map(Int.init) } })
+            }
+            let text = Self.transcripts(events).joined(separator: " ")
+            print("semantic_vad \(eagerness): \(turns[eagerness] ?? 0) turns: \(text)")
+            #expect(wordErrorRate(text, clip.transcript) <= 0.15, "\(eagerness): \(text)")
+        }
+        // A high eagerness ends turns at the speech's short pauses (400 ms); a low one waits for 1.2 s of silence,
+        // longer than any pause in the clip and than the second of silence after it: the commit ends the one turn.
+        #expect((turns["high"] ?? 0) >= 3 && turns["low"] == 0, "\(turns)")
     }
 }

@@ -82,7 +82,7 @@ public final class SpeechTranscriber: LocaleDependentSpeechModule, AnalyzerDrive
     }
 
     /// A transcriber whose model is looked for in `modelStore`.
-    init(locale: Locale, transcriptionOptions: Set<TranscriptionOption>, reportingOptions: Set<ReportingOption>,
+    package init(locale: Locale, transcriptionOptions: Set<TranscriptionOption>, reportingOptions: Set<ReportingOption>,
          attributeOptions: Set<ResultAttributeOption>, engineConfiguration: EngineConfiguration, modelStore: ModelStore) {
         self.transcriptionOptions = transcriptionOptions
         self.reportingOptions = reportingOptions

@@ -6,7 +6,8 @@ import Logging
 /// `GET /v1/realtime?intent=transcription` upgraded to a WebSocket: OpenAI's Realtime API transcription session.
 /// The key is checked as on the HTTP routes (`Authorization: Bearer KEY`), or, for browsers that cannot set headers,
 /// as OpenAI's `openai-insecure-api-key.KEY` subprotocol. A connection that is refused (no or wrong key, no
-/// `intent=transcription`) gets an `error` event saying why, then a close (1008, policy violation).
+/// `intent=transcription`) gets an `error` event saying why, then a close (1008, policy violation); one over
+/// `--max-realtime-sessions` gets `session_limit_reached`, then a close (1013, try again later).
 struct RealtimeRoutes: Sendable {
     /// The largest client message (OpenAI's limit for one `append` is 15 MiB of base64).
     static let maxMessageBytes = 16 << 20
@@ -14,6 +15,7 @@ struct RealtimeRoutes: Sendable {
     let configuration: ServerConfiguration
     let limiter: ConcurrencyLimiter
     let metrics: ServerMetrics
+    let sessions: RealtimeSessionLimit
     let logger: Logger
 
     func add(to router: Router<BasicWebSocketRequestContext>) {
@@ -31,9 +33,23 @@ struct RealtimeRoutes: Sendable {
             // say "400" with no body.
             if let refusal = refusal(context.request) {
                 logger.info("realtime session refused", metadata: ["code": .string(refusal.code)])
+                metrics.realtimeSession(outcome: "refused", open: sessions.openSessions)
                 try await outbound.write(.text(RealtimeServerEvent.error(refusal).json))
                 try await outbound.close(.policyViolation, reason: refusal.code)
                 return
+            }
+            guard sessions.tryOpen() else {
+                let refusal = sessions.refusal()
+                logger.info("realtime session refused", metadata: ["code": .string(refusal.code)])
+                metrics.realtimeSession(outcome: "limited", open: sessions.openSessions)
+                try await outbound.write(.text(RealtimeServerEvent.error(refusal).json))
+                try await outbound.close(.unknown(1013), reason: refusal.code)
+                return
+            }
+            metrics.realtimeSession(outcome: "accepted", open: sessions.openSessions)
+            defer {
+                sessions.close()
+                metrics.realtimeSessionClosed(open: sessions.openSessions)
             }
             try await serve(inbound: inbound, outbound: outbound)
         }

@@ -3,6 +3,13 @@ import Foundation
 /// The server events of a Realtime transcription session, as JSON text in OpenAI's shapes (the `openai` package's
 /// `types/beta/realtime`): each has a fresh `event_id` and its `type`.
 enum RealtimeServerEvent {
+    /// One entry of a completed event's `logprobs`.
+    struct Logprob: Sendable, Equatable {
+        var token: String
+        var logprob: Double
+        var bytes: [UInt8]
+    }
+
     case sessionCreated(session: [String: Any])
     case sessionUpdated(session: [String: Any])
     case speechStarted(itemID: String, audioStartMilliseconds: Int)
@@ -10,7 +17,7 @@ enum RealtimeServerEvent {
     case committed(itemID: String, previousItemID: String?)
     case cleared
     case transcriptionDelta(itemID: String, delta: String)
-    case transcriptionCompleted(itemID: String, transcript: String, audioSeconds: Double)
+    case transcriptionCompleted(itemID: String, transcript: String, audioSeconds: Double, logprobs: [Logprob]? = nil)
     case transcriptionFailed(itemID: String, error: RealtimeEventError)
     case error(RealtimeEventError)
 
@@ -31,10 +38,16 @@ enum RealtimeServerEvent {
         case .transcriptionDelta(let itemID, let delta):
             return ["type": "conversation.item.input_audio_transcription.delta", "item_id": itemID, "content_index": 0,
                     "delta": delta]
-        case .transcriptionCompleted(let itemID, let transcript, let seconds):
-            return ["type": "conversation.item.input_audio_transcription.completed", "item_id": itemID,
-                    "content_index": 0, "transcript": transcript,
-                    "usage": ["type": "duration", "seconds": seconds] as [String: Any]]
+        case .transcriptionCompleted(let itemID, let transcript, let seconds, let logprobs):
+            var fields: [String: Any] = [
+                "type": "conversation.item.input_audio_transcription.completed", "item_id": itemID,
+                "content_index": 0, "transcript": transcript,
+                "usage": ["type": "duration", "seconds": seconds] as [String: Any],
+            ]
+            if let logprobs {
+                fields["logprobs"] = logprobs.map { ["token": $0.token, "logprob": $0.logprob, "bytes": $0.bytes.map(Int.init)] as [String: Any] }
+            }
+            return fields
         case .transcriptionFailed(let itemID, let error):
             return ["type": "conversation.item.input_audio_transcription.failed", "item_id": itemID, "content_index": 0,
                     "error": Self.errorObject(error)]

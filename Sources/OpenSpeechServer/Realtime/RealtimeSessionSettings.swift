@@ -11,7 +11,34 @@ struct RealtimeSessionSettings: Sendable, Equatable {
         var threshold = 0.5
         var prefixPaddingMilliseconds = 300
         var silenceDurationMilliseconds = 500
+        /// `semantic_vad`'s eagerness (`low`, `medium`, `high`, `auto`); nil: `server_vad`.
+        var eagerness: String?
+
+        /// `semantic_vad` at `eagerness`. Whisper has no model of where a turn ends, so the eagerness chooses how
+        /// long a silence ends one: `high` 400 ms (turns end soonest), `medium` and `auto` 800 ms, `low` 1,200 ms
+        /// (the speaker may pause); threshold 0.5 and 300 ms of prefix padding, as server VAD's defaults.
+        static func semantic(eagerness: String) -> TurnDetection {
+            let silence = switch eagerness {
+            case "high": 400
+            case "low": 1_200
+            default: 800
+            }
+            return TurnDetection(silenceDurationMilliseconds: silence, eagerness: eagerness)
+        }
     }
+
+    /// `input_audio_noise_reduction`: what it does here is a high-pass filter on the 16 kHz audio before server VAD
+    /// and transcription, removing rumble, hum and handling noise below the voice (80 Hz for `near_field`, 120 Hz
+    /// for `far_field`); not a denoiser such as OpenAI's.
+    enum NoiseReduction: String, Sendable, Equatable, CaseIterable {
+        case nearField = "near_field"
+        case farField = "far_field"
+
+        var cutoffHertz: Double { self == .nearField ? 80 : 120 }
+    }
+
+    /// The value of `include` that adds `logprobs` to the completed events.
+    static let logprobsInclude = "item.input_audio_transcription.logprobs"
 
     var inputAudioFormat = RealtimeAudioFormat.pcm16
     /// The model as the client named it (an OpenAI name or a catalog id).
@@ -25,6 +52,9 @@ struct RealtimeSessionSettings: Sendable, Equatable {
     /// Phrases the decoder favours (an OpenSpeech extension).
     var hotwords: [String] = []
     var turnDetection: TurnDetection? = TurnDetection()
+    var noiseReduction: NoiseReduction?
+    /// `include` asked for `item.input_audio_transcription.logprobs`.
+    var includesLogprobs = false
 
     /// The defaults on `configuration`'s default language and model.
     init(configuration: ServerConfiguration) throws(RealtimeEventError) {
@@ -62,13 +92,22 @@ struct RealtimeSessionSettings: Sendable, Equatable {
         switch update.turnDetection {
         case nil: break
         case .off: next.turnDetection = nil
+        case .semanticVAD(let eagerness):
+            next.turnDetection = .semantic(eagerness: eagerness)
         case .serverVAD(let threshold, let padding, let silence):
-            var detection = next.turnDetection ?? TurnDetection()
+            // From semantic VAD, server VAD starts from its defaults.
+            var detection = next.turnDetection.flatMap { $0.eagerness == nil ? $0 : nil } ?? TurnDetection()
             if let threshold { detection.threshold = threshold }
             if let padding { detection.prefixPaddingMilliseconds = padding }
             if let silence { detection.silenceDurationMilliseconds = silence }
             next.turnDetection = detection
         }
+        switch update.noiseReduction {
+        case nil: break
+        case .off: next.noiseReduction = nil
+        case .on(let kind): next.noiseReduction = kind
+        }
+        if let include = update.include { next.includesLogprobs = include.contains(Self.logprobsInclude) }
         return next
     }
 
@@ -97,8 +136,8 @@ struct RealtimeSessionSettings: Sendable, Equatable {
     /// The library's options for transcribing one committed item.
     func options(_ configuration: ServerConfiguration) -> FileTranscriber.Options {
         FileTranscriber.Options(locale: locale, modelID: modelID, beamSize: configuration.beamSize,
-                                detectsSpeech: configuration.detectsSpeech, computeType: configuration.computeType,
-                                contextualStrings: hotwords, prompt: prompt)
+                                wordTimestamps: includesLogprobs, detectsSpeech: configuration.detectsSpeech,
+                                computeType: configuration.computeType, contextualStrings: hotwords, prompt: prompt)
     }
 
     /// The session object of `transcription_session.created` / `.updated`, in OpenAI's shape.
@@ -107,7 +146,9 @@ struct RealtimeSessionSettings: Sendable, Equatable {
             "model": model, "language": language.map { $0 as Any } ?? NSNull(), "prompt": prompt ?? "", "hotwords": hotwords,
         ]
         var detection: Any = NSNull()
-        if let turnDetection {
+        if let turnDetection, let eagerness = turnDetection.eagerness {
+            detection = ["type": "semantic_vad", "eagerness": eagerness] as [String: Any]
+        } else if let turnDetection {
             detection = ["type": "server_vad", "threshold": turnDetection.threshold,
                          "prefix_padding_ms": turnDetection.prefixPaddingMilliseconds,
                          "silence_duration_ms": turnDetection.silenceDurationMilliseconds] as [String: Any]
@@ -115,7 +156,8 @@ struct RealtimeSessionSettings: Sendable, Equatable {
         return [
             "id": id, "object": "realtime.transcription_session", "input_audio_format": inputAudioFormat.rawValue,
             "input_audio_transcription": transcription, "turn_detection": detection,
-            "input_audio_noise_reduction": NSNull(), "include": NSNull(), "modalities": ["text"],
+            "input_audio_noise_reduction": noiseReduction.map { ["type": $0.rawValue] as Any } ?? NSNull(),
+            "include": includesLogprobs ? [Self.logprobsInclude] as Any : NSNull(), "modalities": ["text"],
             "client_secret": NSNull(),
         ]
     }

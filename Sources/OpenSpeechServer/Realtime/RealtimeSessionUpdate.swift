@@ -11,6 +11,14 @@ struct RealtimeSessionUpdate: Sendable, Equatable {
         case off
         /// `server_vad`, with the settings the client gave (nil: unchanged, or the default).
         case serverVAD(threshold: Double?, prefixPaddingMilliseconds: Int?, silenceDurationMilliseconds: Int?)
+        /// `semantic_vad` at this eagerness (`auto` when not given), mapped onto server VAD's silence duration.
+        case semanticVAD(eagerness: String)
+    }
+
+    enum NoiseReductionChange: Sendable, Equatable {
+        /// `input_audio_noise_reduction: null`.
+        case off
+        case on(RealtimeSessionSettings.NoiseReduction)
     }
 
     var inputAudioFormat: RealtimeAudioFormat?
@@ -19,9 +27,15 @@ struct RealtimeSessionUpdate: Sendable, Equatable {
     var prompt: String?
     var hotwords: [String]?
     var turnDetection: TurnDetectionChange?
+    var noiseReduction: NoiseReductionChange?
+    /// `include` as sent (nil: not sent; `null` is an empty list).
+    var include: [String]?
 
     init(inputAudioFormat: RealtimeAudioFormat? = nil, model: String? = nil, language: String? = nil,
-         prompt: String? = nil, hotwords: [String]? = nil, turnDetection: TurnDetectionChange? = nil) {
+         prompt: String? = nil, hotwords: [String]? = nil, turnDetection: TurnDetectionChange? = nil,
+         noiseReduction: NoiseReductionChange? = nil, include: [String]? = nil) {
+        self.noiseReduction = noiseReduction
+        self.include = include
         self.inputAudioFormat = inputAudioFormat
         self.model = model
         self.language = language
@@ -64,6 +78,32 @@ struct RealtimeSessionUpdate: Sendable, Equatable {
                                          param: "session.input_audio_transcription.hotwords")
             }
         }
+        if let reduction = session["input_audio_noise_reduction"] {
+            if reduction is NSNull {
+                noiseReduction = .off
+            } else {
+                let names = RealtimeSessionSettings.NoiseReduction.allCases.map { "`\($0.rawValue)`" }.joined(separator: " or ")
+                guard let fields = reduction as? [String: Any], let name = fields["type"] as? String,
+                      let kind = RealtimeSessionSettings.NoiseReduction(rawValue: name) else {
+                    throw RealtimeEventError(code: "invalid_value", "`input_audio_noise_reduction` must be null or "
+                                             + "{\"type\": \(names)}; got \(Self.describe(reduction)).",
+                                             param: "session.input_audio_noise_reduction")
+                }
+                noiseReduction = .on(kind)
+            }
+        }
+        if let include = session["include"] {
+            let known = RealtimeSessionSettings.logprobsInclude
+            switch include {
+            case is NSNull:
+                self.include = []
+            case let list as [Any] where list.allSatisfy({ $0 as? String == known }):
+                self.include = list.compactMap { $0 as? String }
+            default:
+                throw RealtimeEventError(code: "invalid_value", "`include` must be a list of `\(known)` (the only "
+                                         + "value it takes); got \(Self.describe(include)).", param: "session.include")
+            }
+        }
         if let detection = session["turn_detection"] {
             if detection is NSNull {
                 turnDetection = .off
@@ -73,10 +113,20 @@ struct RealtimeSessionUpdate: Sendable, Equatable {
                                              param: "session.turn_detection")
                 }
                 let type = fields["type"] as? String ?? "server_vad"
-                guard type == "server_vad" else {
+                guard type == "server_vad" || type == "semantic_vad" else {
                     throw RealtimeEventError(code: "invalid_value", "`turn_detection.type` `\(type)` is not supported "
-                                             + "here: use `server_vad`, or null to commit the buffer yourself.",
-                                             param: "session.turn_detection.type")
+                                             + "here: use `server_vad` or `semantic_vad`, or null to commit the buffer "
+                                             + "yourself.", param: "session.turn_detection.type")
+                }
+                if type == "semantic_vad" {
+                    let eagerness = fields["eagerness"].flatMap { $0 is NSNull ? nil : $0 } ?? "auto"
+                    guard let level = eagerness as? String, ["low", "medium", "high", "auto"].contains(level) else {
+                        throw RealtimeEventError(code: "invalid_value", "`turn_detection.eagerness` must be `low`, "
+                                                 + "`medium`, `high` or `auto`; got \(Self.describe(eagerness)).",
+                                                 param: "session.turn_detection.eagerness")
+                    }
+                    turnDetection = .semanticVAD(eagerness: level)
+                    return
                 }
                 let threshold = try Self.number(fields, "threshold", in: 0...1)
                 let padding = try Self.number(fields, "prefix_padding_ms", in: 0...10_000).map { Int($0) }

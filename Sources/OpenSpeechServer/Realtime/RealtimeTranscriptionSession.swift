@@ -3,7 +3,6 @@ import Logging
 import OpenSpeech
 import SpeechAudio
 import SpeechEngine
-import Synchronization
 
 /// One Realtime transcription session (one WebSocket): takes client events, keeps the uncommitted audio as 16 kHz
 /// samples, runs server VAD over it, and transcribes each committed item with the library's `FileTranscriber`, in
@@ -11,8 +10,9 @@ import Synchronization
 ///
 /// The audio is converted as one stream (`MonoStreamConverter`) and turns are decided on 16 kHz sample positions, so
 /// the items, and so their text, depend on the audio and the commits alone, not on how the client cut its appends.
-/// An item's text is the file transcription of its audio: `completed` carries the final results, each `delta` one of
-/// them as it becomes final.
+/// An item's text is the file transcription of its audio: `completed` carries it. With server VAD, the words a
+/// volatile transcription commits while the item's speech is still arriving go out as `delta` events before the
+/// commit (`VolatileItemTranscription`); the file transcription's text then extends them (`TranscriptDeltas`).
 actor RealtimeTranscriptionSession {
     /// The most uncommitted audio a session keeps (10 minutes); appends beyond it are refused with an error event.
     static let maxBufferSamples = 10 * 60 * 16_000
@@ -32,6 +32,8 @@ actor RealtimeTranscriptionSession {
     private var settings: RealtimeSessionSettings
     private var decoder: InputAudioDecoder
     private var converter: MonoStreamConverter
+    /// `input_audio_noise_reduction`'s filter, on the 16 kHz audio before everything else.
+    private var noiseFilter: HighPassFilter?
     /// The uncommitted audio, 16 kHz; its first sample is sample `bufferStart` of the session.
     private var buffer: [Float] = []
     private var bufferStart: Int64 = 0
@@ -44,6 +46,10 @@ actor RealtimeTranscriptionSession {
     private var detectorChunks: Int64 = 0
     /// The item that speech in progress will be committed as.
     private var speechItemID: String?
+    /// Its deltas, and its volatile transcription, fed through `volatileFedThrough`.
+    private var speechDeltas: ItemDeltaStream?
+    private var volatile: VolatileItemTranscription?
+    private var volatileFedThrough: Int64 = 0
     private var previousItemID: String?
 
     /// The last item's transcription (each waits for the one before), and all of them, to cancel on close.
@@ -65,6 +71,7 @@ actor RealtimeTranscriptionSession {
             detector = Self.makeDetector(configuration)
             turns = RealtimeTurnDetection(detection)
         }
+        noiseFilter = settings.noiseReduction.map { HighPassFilter(cutoffHertz: $0.cutoffHertz) }
     }
 
     /// Sends `transcription_session.created`.
@@ -94,6 +101,7 @@ actor RealtimeTranscriptionSession {
 
     /// The connection closed: stops the transcriptions in progress and ends the output.
     func close() {
+        stopVolatile()
         for task in transcriptions { task.cancel() }
         transcriptions.removeAll()
         output.finish()
@@ -112,6 +120,8 @@ actor RealtimeTranscriptionSession {
             bufferStart = streamEnd
             turns?.reset()
             speechItemID = nil
+            stopVolatile()
+            speechDeltas = nil
             send(.cleared)
         }
     }
@@ -146,6 +156,11 @@ actor RealtimeTranscriptionSession {
             detector = nil
             turns = nil
             speechItemID = nil
+            stopVolatile()
+            speechDeltas = nil
+        }
+        if next.noiseReduction != settings.noiseReduction {
+            noiseFilter = next.noiseReduction.map { HighPassFilter(cutoffHertz: $0.cutoffHertz) }
         }
         settings = next
         send(.sessionUpdated(session: settings.sessionObject(id: id)))
@@ -154,6 +169,7 @@ actor RealtimeTranscriptionSession {
     private func append(_ bytes: Data) throws(RealtimeEventError) {
         let samples = decoder.decode(bytes)
         guard !samples.isEmpty else { return }
+        metrics.realtimeAudio(seconds: Double(samples.count) / settings.inputAudioFormat.sampleRate)
         guard buffer.count + samples.count * 16_000 / Int(settings.inputAudioFormat.sampleRate) <= Self.maxBufferSamples else {
             throw RealtimeEventError(code: "input_audio_buffer_full", "The input audio buffer holds 10 minutes of audio "
                                      + "already: commit it (or turn on server VAD) before appending more.")
@@ -173,6 +189,8 @@ actor RealtimeTranscriptionSession {
     /// Adds 16 kHz samples to the buffer and runs server VAD over them.
     private func feed(_ samples: [Float]) {
         guard !samples.isEmpty else { return }
+        var samples = samples
+        noiseFilter?.process(&samples)
         buffer += samples
         guard let detector, var policy = turns else { return }
         let probabilities = detector.process(samples)
@@ -188,18 +206,26 @@ actor RealtimeTranscriptionSession {
                 let itemID = RealtimeServerEvent.newID("item")
                 speechItemID = itemID
                 send(.speechStarted(itemID: itemID, audioStartMilliseconds: Self.milliseconds(audioStart)))
+                startVolatile(itemID: itemID)
             case .speechStopped(let speechEnd, let commitThrough):
                 let itemID = speechItemID ?? RealtimeServerEvent.newID("item")
                 speechItemID = nil
+                stopVolatile()
+                let deltas = speechDeltas
+                speechDeltas = nil
                 send(.speechStopped(itemID: itemID, audioEndMilliseconds: Self.milliseconds(speechEnd)))
                 let count = Int(commitThrough - bufferStart)
                 let item = Array(buffer[..<count])
                 buffer.removeFirst(count)
                 bufferStart = commitThrough
-                commit(item, itemID: itemID)
+                commit(item, itemID: itemID, deltas: deltas)
             }
         }
         turns = policy
+        if let volatile, streamEnd > volatileFedThrough {
+            volatile.append(Array(buffer[Int(volatileFedThrough - bufferStart)...]))
+            volatileFedThrough = streamEnd
+        }
         if !policy.isSpeaking {
             // Silence between turns is not kept beyond what the next turn's prefix padding (and a second) needs.
             let keep = Int64(settings.turnDetection?.prefixPaddingMilliseconds ?? 0) * 16 + 16_000
@@ -230,34 +256,56 @@ actor RealtimeTranscriptionSession {
         }
         let itemID = speechItemID ?? RealtimeServerEvent.newID("item")
         speechItemID = nil
+        stopVolatile()
+        let deltas = speechDeltas
+        speechDeltas = nil
         turns?.reset()
         let item = buffer
         buffer.removeAll()
         bufferStart = streamEnd
-        commit(item, itemID: itemID)
+        commit(item, itemID: itemID, deltas: deltas)
+    }
+
+    /// Speech of item `itemID` began: its volatile transcription starts on the buffer (the item's audio so far).
+    private func startVolatile(itemID: String) {
+        stopVolatile()
+        let deltas = ItemDeltaStream(itemID: itemID, output: output)
+        speechDeltas = deltas
+        volatile = VolatileItemTranscription(settings: settings, configuration: configuration, limiter: limiter,
+                                             audio: buffer, deltas: deltas)
+        volatileFedThrough = streamEnd
+    }
+
+    /// Ends the volatile transcription of the speech in progress, if any; its late results are ignored.
+    private func stopVolatile() {
+        speechDeltas?.endVolatile()
+        volatile?.stop()
+        volatile = nil
     }
 
     /// Announces the item and queues its transcription after the items before it.
-    private func commit(_ samples: [Float], itemID: String) {
+    private func commit(_ samples: [Float], itemID: String, deltas: ItemDeltaStream? = nil) {
         send(.committed(itemID: itemID, previousItemID: previousItemID))
         previousItemID = itemID
         let previous = lastTranscription
         let options = settings.options(configuration)
         let (configuration, limiter, metrics, logger, output) = (configuration, limiter, metrics, logger, output)
+        let deltas = deltas ?? ItemDeltaStream(itemID: itemID, output: output)
         let task = Task.detached {
             await previous?.value
             await Self.transcribe(samples, itemID: itemID, options: options, configuration: configuration,
-                                  limiter: limiter, metrics: metrics, logger: logger, output: output)
+                                  limiter: limiter, metrics: metrics, logger: logger, deltas: deltas, output: output)
         }
         lastTranscription = task
         transcriptions.removeAll { $0.isCancelled }
         transcriptions.append(task)
     }
 
-    /// Transcribes one item: `delta` for each final result, then `completed`, or `failed`.
+    /// Transcribes one item: `delta` for the text of each final result beyond what was sent, then `completed`, or
+    /// `failed`.
     private static func transcribe(_ samples: [Float], itemID: String, options: FileTranscriber.Options,
                                    configuration: ServerConfiguration, limiter: ConcurrencyLimiter,
-                                   metrics: ServerMetrics, logger: Logger,
+                                   metrics: ServerMetrics, logger: Logger, deltas: ItemDeltaStream,
                                    output: AsyncStream<String>.Continuation) async {
         guard !Task.isCancelled else { return }
         let transcriber = FileTranscriber(options: options, store: configuration.store)
@@ -266,11 +314,10 @@ actor RealtimeTranscriptionSession {
             try await installModels(transcriber, configuration: configuration, logger: logger)
             try await limiter.acquire()
             acquired = true
-            let trim = LeadingSpaceTrim()
             let start = ContinuousClock.now
             let transcript = try await transcriber.transcribe(samples: samples) { event in
                 guard case .finalText(let text) = event else { return }
-                if let delta = trim(text) { output.yield(RealtimeServerEvent.transcriptionDelta(itemID: itemID, delta: delta).json) }
+                deltas.final(text)
             }
             await limiter.release()
             acquired = false
@@ -282,8 +329,9 @@ actor RealtimeTranscriptionSession {
                 "item": .string(itemID), "audio_seconds": .stringConvertible(duration),
                 "processing_seconds": .stringConvertible(seconds),
             ])
+            let logprobs = options.wordTimestamps ? Self.wordLogprobs(transcript) : nil
             output.yield(RealtimeServerEvent.transcriptionCompleted(itemID: itemID, transcript: transcript.text,
-                                                                    audioSeconds: duration).json)
+                                                                    audioSeconds: duration, logprobs: logprobs).json)
         } catch {
             if acquired { await limiter.release() }
             if error is CancellationError || Task.isCancelled { return }
@@ -295,6 +343,20 @@ actor RealtimeTranscriptionSession {
                                              type: "server_error")
             }
             output.yield(RealtimeServerEvent.transcriptionFailed(itemID: itemID, error: failure).json)
+        }
+    }
+
+    /// `include: ["item.input_audio_transcription.logprobs"]`: the log-probability of each word of the transcript,
+    /// as OpenAI's `logprobs` entries (`token`, `logprob`, `bytes`). The engine does not keep each token's
+    /// probability beyond the word it belongs to: an entry is a word (with its leading space, but the first), its
+    /// log-probability the log of the mean probability of its tokens.
+    static func wordLogprobs(_ transcript: Transcript) -> [RealtimeServerEvent.Logprob] {
+        transcript.segments.flatMap(\.words).compactMap { word -> (String, Double)? in
+            guard let confidence = word.confidence, confidence > 0, confidence.isFinite else { return nil }
+            return (word.word, log(min(1, confidence)))
+        }.enumerated().map { index, pair in
+            let token = index == 0 ? pair.0 : " " + pair.0
+            return RealtimeServerEvent.Logprob(token: token, logprob: pair.1, bytes: Array(token.utf8))
         }
     }
 
@@ -336,20 +398,5 @@ actor RealtimeTranscriptionSession {
             return model.makeStream(batchChunks: 1)
         }
         return EnergyVADStream()
-    }
-}
-
-/// The deltas of one item: the transcript has no leading space, so neither has its first delta; empty ones are
-/// left out. Called by the transcriber's event handler, one event at a time.
-private final class LeadingSpaceTrim: Sendable {
-    private let started = Mutex(false)
-
-    func callAsFunction(_ text: String) -> String? {
-        started.withLock { started in
-            let delta = started ? text : String(text.drop { $0.isWhitespace })
-            guard !delta.isEmpty else { return nil }
-            started = true
-            return delta
-        }
     }
 }

@@ -10,6 +10,10 @@ came back as JSON for the Swift tests to check. Usage: realtime_calls.py BASE_UR
                               empty buffer, a binary message, then a normal commit on the same connection
   hotwords WAV WORDS          manual commits of the same audio without and with `hotwords` in the session update
   refused                     a wrong key and another intent: the error event, and the close code
+  options WAV EAGERNESS        semantic VAD at EAGERNESS, far-field noise reduction and logprobs asked for; the WAV in 100 ms
+                              pieces as fast as possible, then one second of silence and a commit
+  limit N                     N sessions open (one appends 1.5 s of silence), then one more: its first event and
+                              close code; then, one of the N closed, another: its first event
 """
 import base64
 import json
@@ -199,6 +203,52 @@ def refused(base_url, key):
     return out
 
 
+def options(base_url, key, path, eagerness):
+    pcm = read_pcm(path)
+    with connect(base_url, key) as conn:
+        events = [recv(conn)]
+        conn.send({"type": "transcription_session.update", "session": {
+            "input_audio_format": "pcm16",
+            "input_audio_transcription": {"model": "whisper-1", "language": "en"},
+            "turn_detection": {"type": "semantic_vad", "eagerness": eagerness},
+            "input_audio_noise_reduction": {"type": "far_field"},
+            "include": ["item.input_audio_transcription.logprobs"],
+        }})
+        events.append(recv(conn))
+        append(conn, pcm, 100)
+        append(conn, bytes(48000), 100)
+        conn.send({"type": "input_audio_buffer.commit"})
+        collect(conn, events, pending_commit=True)
+    return events
+
+
+def limit(base_url, key, count):
+    """Sessions up to the server's limit, one over it, and one after a place was freed."""
+    import contextlib
+    from websockets.exceptions import ConnectionClosed
+    out = {}
+    with contextlib.ExitStack() as stack:
+        conns = []
+        for _ in range(count):
+            conn = stack.enter_context(connect(base_url, key))
+            assert recv(conn)["type"] == "transcription_session.created"
+            conns.append(conn)
+        conns[0].send({"type": "input_audio_buffer.append", "audio": base64.b64encode(bytes(72000)).decode()})
+        with connect(base_url, key) as extra:
+            result = {"event": recv(extra)}
+            try:
+                recv(extra, timeout=30)
+                result["closed"] = None
+            except ConnectionClosed as closed:
+                result["closed"] = closed.rcvd.code if closed.rcvd else -1
+            out["over"] = result
+        conns[-1].close()
+        time.sleep(1)
+        with connect(base_url, key) as again:
+            out["after_close"] = recv(again)
+    return out
+
+
 def main():
     base_url, key, mode, args = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
     if mode == "stream":
@@ -209,6 +259,10 @@ def main():
         result = errors(base_url, key, args[0])
     elif mode == "hotwords":
         result = hotwords(base_url, key, args[0], args[1])
+    elif mode == "options":
+        result = options(base_url, key, args[0], args[1])
+    elif mode == "limit":
+        result = limit(base_url, key, int(args[0]))
     elif mode == "refused":
         result = refused(base_url, key)
     else:
