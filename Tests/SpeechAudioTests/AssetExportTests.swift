@@ -37,6 +37,8 @@ import TestSupport
         let (again, tracks) = try await asset.load(.duration, .tracks)
         #expect(again == duration)
         #expect(tracks.count == 1 && tracks[0].mediaType == .audio && tracks[0].naturalTimeScale == 44_100)
+        // FLAC streams declare no bit rate; the container's (ffprobe: 838322 b/s) stands in.
+        #expect(abs(tracks[0].estimatedDataRate - 838_322) < 1_000)
         #expect(try await asset.loadTracks(withMediaType: .video).isEmpty)
         #expect(try await asset.load(.isPlayable))
         #expect(abs(asset.duration.seconds - clip.durationSeconds) < 0.05)

@@ -21,6 +21,7 @@ enum FuzzTarget: String, CaseIterable {
     case installManifest = "install-manifest"
     case wheel
     case multipart
+    case realtimeEvent = "realtime-event"
 
     /// What the input stands for, for the script's help.
     var summary: String {
@@ -37,6 +38,7 @@ enum FuzzTarget: String, CaseIterable {
         case .installManifest: ".openspeech-install.json of an installed model"
         case .wheel: "a Python wheel (zip) a model installs from"
         case .multipart: "a multipart/form-data request body of the server"
+        case .realtimeEvent: "a Realtime WebSocket message: event, session update, appended audio in every format"
         }
     }
 
@@ -54,6 +56,7 @@ enum FuzzTarget: String, CaseIterable {
         case .installManifest: ".openspeech-install.json"
         case .wheel: "model.whl"
         case .multipart: "body"
+        case .realtimeEvent: "message.json"
         }
     }
 
@@ -61,7 +64,7 @@ enum FuzzTarget: String, CaseIterable {
     func run(_ bytes: Data, in folder: URL) -> String {
         let url = folder.appendingPathComponent(fileName)
         do {
-            if self != .multipart { try bytes.write(to: url) }
+            if self != .multipart && self != .realtimeEvent { try bytes.write(to: url) }
             switch self {
             case .modelFile:
                 try EngineReaders.readModelFile(url)
@@ -92,10 +95,39 @@ enum FuzzTarget: String, CaseIterable {
                 try AssetReaders.readWheel(url, members: ["model.bin": ["ctranslate2_model/model.bin"]])
             case .multipart:
                 try runMultipart(bytes)
+            case .realtimeEvent:
+                return try runRealtimeMessage(bytes)
             }
             return "read"
         } catch {
             return "\(type(of: error)): \(error)"
+        }
+    }
+
+    /// One text message as a Realtime session reads it before any model runs: the event decoded, a session update
+    /// checked against the defaults, appended audio decoded in every input format and high-pass filtered.
+    private func runRealtimeMessage(_ bytes: Data) throws -> String {
+        let configuration = ServerConfiguration(store: OpenSpeechFuzz.store)
+        var settings = try RealtimeSessionSettings(configuration: configuration)
+        switch RealtimeClientEvent.decode(String(decoding: bytes, as: UTF8.self)) {
+        case .failure(let error):
+            return "event error: \(error)"
+        case .success(let received):
+            switch received.event {
+            case .updateSession(let update):
+                settings = try settings.applying(update, configuration: configuration)
+            case .appendAudio(let audio):
+                for format in RealtimeAudioFormat.allCases {
+                    var decoder = InputAudioDecoder(format: format)
+                    var samples = decoder.decode(audio.prefix(audio.count / 2)).map { Float($0) / 32_768 }
+                    samples += decoder.decode(audio.dropFirst(audio.count / 2)).map { Float($0) / 32_768 }
+                    var filter = HighPassFilter(cutoffHertz: settings.noiseReduction?.cutoffHertz ?? 120)
+                    filter.process(&samples)
+                }
+            case .commit, .clear:
+                break
+            }
+            return "read"
         }
     }
 

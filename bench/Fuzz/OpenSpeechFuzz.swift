@@ -1,4 +1,5 @@
 import Foundation
+import SpeechAssets
 
 #if OPENSPEECH_FUZZ
 /// libFuzzer's driver (linked by `-sanitize=fuzzer`), called from this program's own `main`.
@@ -16,6 +17,9 @@ struct OpenSpeechFuzz {
     /// The target chosen on the command line; set once before any input runs.
     nonisolated(unsafe) static var target = FuzzTarget.config
     nonisolated(unsafe) static var folder = URL(fileURLWithPath: "/")
+    /// The model store the server's targets resolve model names in: the built-in catalog (nothing is installed).
+    static let store = ModelStore(home: FileManager.default.temporaryDirectory.appendingPathComponent("openspeech-fuzz-home"),
+                                  catalog: .builtIn)
 
     static func main() {
         let arguments = CommandLine.arguments

@@ -6,7 +6,7 @@ each side, a tokenizer.json cut to its first tokens, short clips of the corpus i
 libFuzzer mutates structure rather than megabytes of weights; the real VAD weights are kept whole.
 Usage: make_seeds.py OUT_DIR MODELS_DIR REPO_DIR CORPUS_DIR
 """
-import io, json, os, re, struct, subprocess, sys, zipfile
+import base64, io, json, os, re, struct, subprocess, sys, zipfile
 
 out, models, repo, corpus = sys.argv[1:5]
 
@@ -197,3 +197,21 @@ body = (f"{b}\r\nContent-Disposition: form-data; name=\"model\"\r\n\r\nwhisper-t
         f"{b}--\r\n")
 put("multipart", "form.txt", body.encode())
 put("multipart", "fields.txt", f"{b}\r\nContent-Disposition: form-data; name=\"language\"\r\n\r\nen\r\n{b}--\r\n".encode())
+
+# Realtime WebSocket messages: every client event the session takes, with each setting it reads.
+realtime = {
+    "update.json": {"type": "transcription_session.update", "event_id": "e1", "session": {
+        "input_audio_format": "g711_ulaw", "input_audio_transcription": {"model": "whisper-1", "language": "en",
+                                                                          "prompt": "OpenSpeech", "hotwords": ["Zyx"]},
+        "turn_detection": {"type": "server_vad", "threshold": 0.4, "prefix_padding_ms": 200, "silence_duration_ms": 600},
+        "input_audio_noise_reduction": {"type": "far_field"},
+        "include": ["item.input_audio_transcription.logprobs"]}},
+    "semantic.json": {"type": "transcription_session.update", "session": {
+        "turn_detection": {"type": "semantic_vad", "eagerness": "low"}, "input_audio_noise_reduction": None}},
+    "append.json": {"type": "input_audio_buffer.append",
+                    "audio": base64.b64encode(bytes(range(256)) * 4).decode()},
+    "commit.json": {"type": "input_audio_buffer.commit"},
+    "clear.json": {"type": "input_audio_buffer.clear", "event_id": "x"},
+}
+for name, event in realtime.items():
+    put("realtime-event", name, json.dumps(event).encode())

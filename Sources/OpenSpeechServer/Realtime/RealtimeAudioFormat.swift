@@ -1,6 +1,6 @@
 /// The encodings a Realtime session's `input_audio_format` names, as OpenAI defines them: `pcm16` is 16-bit
 /// little-endian mono at 24 kHz; the G.711 ones are 8 kHz mono, one byte a sample.
-enum RealtimeAudioFormat: String, Sendable, Equatable, CaseIterable {
+package enum RealtimeAudioFormat: String, Sendable, Equatable, CaseIterable {
     case pcm16
     case g711Ulaw = "g711_ulaw"
     case g711Alaw = "g711_alaw"
@@ -17,19 +17,19 @@ enum RealtimeAudioFormat: String, Sendable, Equatable, CaseIterable {
 /// Turns the bytes of `input_audio_buffer.append` events into 16-bit samples. Events may cut a sample in two (an
 /// odd number of PCM bytes): the odd byte waits for the next event, so the samples are the same however the client
 /// cuts its audio.
-struct InputAudioDecoder: Sendable, Equatable {
+package struct InputAudioDecoder: Sendable, Equatable {
     let format: RealtimeAudioFormat
     /// The first byte of a PCM sample whose second byte has not arrived.
     private var pendingByte: UInt8?
 
-    init(format: RealtimeAudioFormat) {
+    package init(format: RealtimeAudioFormat) {
         self.format = format
     }
 
     /// Bytes received that do not yet make a sample.
     var pendingByteCount: Int { pendingByte == nil ? 0 : 1 }
 
-    mutating func decode(_ bytes: some Collection<UInt8>) -> [Int16] {
+    package mutating func decode(_ bytes: some Collection<UInt8>) -> [Int16] {
         switch format {
         case .pcm16:
             var samples: [Int16] = []

@@ -3,7 +3,7 @@ import Foundation
 /// One client event of OpenAI's Realtime transcription session, decoded from a WebSocket text message. Decoding is
 /// pure and total: a message that is not valid JSON, not an object, of an unknown type or with a field of the wrong
 /// kind gives a `RealtimeEventError` naming the problem, never a crash.
-enum RealtimeClientEvent: Sendable, Equatable {
+package enum RealtimeClientEvent: Sendable, Equatable {
     /// `transcription_session.update`.
     case updateSession(RealtimeSessionUpdate)
     /// `input_audio_buffer.append`: the decoded bytes of its base64 `audio`.
@@ -14,8 +14,8 @@ enum RealtimeClientEvent: Sendable, Equatable {
     case clear
 
     /// A decoded event with the client's `event_id`, if it sent one.
-    struct Received: Sendable, Equatable {
-        var event: RealtimeClientEvent
+    package struct Received: Sendable, Equatable {
+        package var event: RealtimeClientEvent
         var eventID: String?
     }
 
@@ -25,7 +25,7 @@ enum RealtimeClientEvent: Sendable, Equatable {
         "input_audio_buffer.clear",
     ]
 
-    static func decode(_ text: String) -> Result<Received, RealtimeEventError> {
+    package static func decode(_ text: String) -> Result<Received, RealtimeEventError> {
         guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed]) else {
             return .failure(RealtimeEventError(code: "invalid_json", "The message is not valid JSON: send each client "
                                                + "event as one JSON object."))

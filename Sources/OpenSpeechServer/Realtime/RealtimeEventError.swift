@@ -2,7 +2,7 @@ import Foundation
 
 /// A problem with one client event of a Realtime session, sent back as an `error` event in OpenAI's shape
 /// (`{"type": "error", "event_id", "error": {"type", "code", "message", "param", "event_id"}}`). The session goes on.
-struct RealtimeEventError: Error, Sendable, Equatable {
+package struct RealtimeEventError: Error, Sendable, Equatable {
     var type = "invalid_request_error"
     var code: String
     var message: String

@@ -6,7 +6,7 @@ import SpeechAssets
 /// and server VAD (nil: off, the client commits). Starts from OpenAI's defaults (`pcm16`, `whisper-1`, server VAD
 /// at threshold 0.5, 300 ms prefix padding, 500 ms of silence); `applying(_:)` checks an update whole before any of
 /// it takes effect.
-struct RealtimeSessionSettings: Sendable, Equatable {
+package struct RealtimeSessionSettings: Sendable, Equatable {
     struct TurnDetection: Sendable, Equatable {
         var threshold = 0.5
         var prefixPaddingMilliseconds = 300
@@ -30,17 +30,17 @@ struct RealtimeSessionSettings: Sendable, Equatable {
     /// `input_audio_noise_reduction`: what it does here is a high-pass filter on the 16 kHz audio before server VAD
     /// and transcription, removing rumble, hum and handling noise below the voice (80 Hz for `near_field`, 120 Hz
     /// for `far_field`); not a denoiser such as OpenAI's.
-    enum NoiseReduction: String, Sendable, Equatable, CaseIterable {
+    package enum NoiseReduction: String, Sendable, Equatable, CaseIterable {
         case nearField = "near_field"
         case farField = "far_field"
 
-        var cutoffHertz: Double { self == .nearField ? 80 : 120 }
+        package var cutoffHertz: Double { self == .nearField ? 80 : 120 }
     }
 
     /// The value of `include` that adds `logprobs` to the completed events.
     static let logprobsInclude = "item.input_audio_transcription.logprobs"
 
-    var inputAudioFormat = RealtimeAudioFormat.pcm16
+    package var inputAudioFormat = RealtimeAudioFormat.pcm16
     /// The model as the client named it (an OpenAI name or a catalog id).
     var model = "whisper-1"
     /// The catalog model that runs.
@@ -52,18 +52,18 @@ struct RealtimeSessionSettings: Sendable, Equatable {
     /// Phrases the decoder favours (an OpenSpeech extension).
     var hotwords: [String] = []
     var turnDetection: TurnDetection? = TurnDetection()
-    var noiseReduction: NoiseReduction?
+    package var noiseReduction: NoiseReduction?
     /// `include` asked for `item.input_audio_transcription.logprobs`.
     var includesLogprobs = false
 
     /// The defaults on `configuration`'s default language and model.
-    init(configuration: ServerConfiguration) throws(RealtimeEventError) {
+    package init(configuration: ServerConfiguration) throws(RealtimeEventError) {
         locale = configuration.defaultLocale
         modelID = try Self.resolveModelID(requested: "whisper-1", locale: locale, configuration: configuration)
     }
 
     /// These settings with `update` applied; throws (leaving them as they were) when any part is invalid.
-    func applying(_ update: RealtimeSessionUpdate, configuration: ServerConfiguration) throws(RealtimeEventError) -> Self {
+    package func applying(_ update: RealtimeSessionUpdate, configuration: ServerConfiguration) throws(RealtimeEventError) -> Self {
         var next = self
         if let format = update.inputAudioFormat { next.inputAudioFormat = format }
         if let language = update.language?.trimmingCharacters(in: .whitespaces) {

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// OpenSpeech extension: `input_audio_transcription.hotwords`, a list of words and phrases (or one string, comma- or
 /// space-separated) that the decoder favours, as the HTTP routes' `hotwords` field.
-struct RealtimeSessionUpdate: Sendable, Equatable {
+package struct RealtimeSessionUpdate: Sendable, Equatable {
     enum TurnDetectionChange: Sendable, Equatable {
         /// `turn_detection: null`: the client commits the buffer itself.
         case off

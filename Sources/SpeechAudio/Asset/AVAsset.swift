@@ -109,7 +109,7 @@ public final class AVAssetTrack: NSObject, Sendable {
     public let trackID: Int32
     /// Samples per second of the audio.
     public let naturalTimeScale: CMTimeScale
-    /// The encoded bit rate, when the container says.
+    /// The encoded bit rate in bits per second, as the stream (else the container) declares it; 0 when neither does.
     public let estimatedDataRate: Float
     /// Channels of the audio (not in Apple's API, where it comes from the format description).
     public let channelCount: AVAudioChannelCount
@@ -118,7 +118,7 @@ public final class AVAssetTrack: NSObject, Sendable {
         mediaType = .audio
         trackID = 1
         naturalTimeScale = CMTimeScale(info.sampleRate.rounded())
-        estimatedDataRate = 0
+        estimatedDataRate = Float(info.bitRate ?? 0)
         channelCount = info.channelCount
     }
 }

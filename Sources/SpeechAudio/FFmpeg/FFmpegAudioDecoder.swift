@@ -19,6 +19,8 @@ public struct AudioSourceInfo: Sendable, Hashable {
     public let isPCM: Bool
     /// The duration the container declares, in frames at `sampleRate`, when it declares one.
     public let declaredFrames: Int64?
+    /// The encoded bit rate in bits per second: the stream's, else the container's; nil when neither says.
+    public let bitRate: Int64?
 }
 
 /// Demuxes and decodes the first audio stream of a file with FFmpeg, one decoded frame at a time.
@@ -110,7 +112,8 @@ final class FFmpegAudioDecoder {
             sampleFormat: commonFormat(of: codecContext.pointee.sample_fmt).0,
             bitsPerSample: bits > 0 ? bits : nil, isPCM: isPCM,
             declaredFrames: containerName == "wav" && isPCM
-                ? wavDeclaredFrames(url) : Self.declaredFrames(stream: stream, context: context, sampleRate: sampleRate))
+                ? wavDeclaredFrames(url) : Self.declaredFrames(stream: stream, context: context, sampleRate: sampleRate),
+            bitRate: [parameters.pointee.bit_rate, context.pointee.bit_rate].first { $0 > 0 })
         self.formatContext = context
         self.codecContext = codecContext
         self.streamIndex = index
