@@ -79,6 +79,9 @@ public struct ContextualBiasing: LogitsProcessor, Equatable {
     let firstSpecial: Int
     /// For each child of the root (in trie order), whether its token begins with a space (it may start anywhere).
     let startsAnywhere: [Bool]
+    /// The root's children's tokens that begin with a space (they start a phrase anywhere), and the others (they
+    /// start one only at a boundary): the tokens every step boosts, as flat lists.
+    let spacedStarts: [Int32], boundaryStarts: [Int32]
 
     /// `phrases` become token sequences through `encode`: each with and without a leading space, as written, with
     /// its first letter capitalized and with every word capitalized. `isSpaced(token)` tells a token that begins
@@ -100,7 +103,10 @@ public struct ContextualBiasing: LogitsProcessor, Equatable {
         self.trie = trie
         self.weight = weight
         self.firstSpecial = firstSpecial
-        startsAnywhere = trie.children(of: 0).map { isSpaced(Int(trie.childTokens[$0])) }
+        let anywhere = trie.children(of: 0).map { isSpaced(Int(trie.childTokens[$0])) }
+        startsAnywhere = anywhere
+        spacedStarts = trie.children(of: 0).filter { anywhere[$0] }.map { trie.childTokens[$0] }
+        boundaryStarts = trie.children(of: 0).filter { !anywhere[$0] }.map { trie.childTokens[$0] }
     }
 
     static func capitalizingFirst(_ text: String) -> String {
@@ -174,21 +180,23 @@ public struct ContextualBiasing: LogitsProcessor, Equatable {
         if back > 0 {
             for i in 0..<count { row[i] -= back }
         }
+        // Every token that starts a phrase here gets `weight` (tokens are below `firstSpecial`, so inside the row).
+        let limit = Int32(min(count, firstSpecial))
+        func boost(_ starts: [Int32]) {
+            starts.withUnsafeBufferPointer { tokens in
+                for token in tokens where token < limit { row[Int(token)] += weight }
+            }
+        }
+        boost(spacedStarts)
+        if previous < 0 || previous >= firstSpecial { boost(boundaryStarts) }
+        guard node != 0 else { return }
         trie.childTokens.withUnsafeBufferPointer { tokens in
-            startsAnywhere.withUnsafeBufferPointer { anywhere in
-                let boundary = previous < 0 || previous >= firstSpecial
-                for k in trie.children(of: 0) where anywhere[k] || boundary {
-                    let token = Int(tokens[k])
-                    if token < count { row[token] += weight }
-                }
-                guard node != 0 else { return }
-                for k in trie.children(of: node) {
-                    let token = Int(tokens[k])
-                    guard token < count else { continue }
-                    // A continuation gets `weight`, whatever else the token would have had.
-                    let started = startingNode(token, previous: previous) != nil ? weight : 0
-                    row[token] += back + weight - started
-                }
+            for k in trie.children(of: node) {
+                let token = Int(tokens[k])
+                guard token < count else { continue }
+                // A continuation gets `weight`, whatever else the token would have had.
+                let started = startingNode(token, previous: previous) != nil ? weight : 0
+                row[token] += back + weight - started
             }
         }
     }
