@@ -17,8 +17,11 @@ public struct ServerConfiguration: Sendable {
     public var maxQueue: Int
     /// The largest upload accepted, in bytes (larger: 413).
     public var maxUploadBytes: Int
-    /// The language when a request names none.
+    /// The language when a request names none (and `detectsLanguage` is off).
     public var defaultLocale: Locale
+    /// Whether a transcription request that names no language has it detected in the upload's first speech (as
+    /// OpenAI's API does), the model then chosen for that language (`verbose_json` gives the language detected).
+    public var detectsLanguage: Bool
     /// The catalog model behind `whisper-1` and requests naming no model; nil: the default locale's model.
     public var defaultModelID: String?
     /// Beam width (nil: the library's default).
@@ -39,7 +42,8 @@ public struct ServerConfiguration: Sendable {
                 maxQueue: Int = 16, maxUploadBytes: Int = 25 << 20, defaultLocale: Locale = Locale(identifier: "en-US"),
                 defaultModelID: String? = nil, beamSize: Int? = nil, computeType: ComputeType = .default,
                 detectsSpeech: Bool = true, installsMissingModels: Bool = true, store: ModelStore = ModelStore(),
-                maxRealtimeSessions: Int = 16) {
+                detectsLanguage: Bool = false, maxRealtimeSessions: Int = 16) {
+        self.detectsLanguage = detectsLanguage
         self.host = host
         self.port = port
         self.apiKey = apiKey

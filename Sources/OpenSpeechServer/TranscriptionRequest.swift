@@ -24,8 +24,12 @@ struct TranscriptionRequest: Sendable {
     var temperature: Double?
     /// Words and phrases the decoder favours (`hotwords`, as speaches takes it), apart from `prompt`.
     var hotwords: [String]
-    /// Translation without a language: the language is detected in the upload's first speech.
+    /// Translation without a language, or transcription without one on a server that detects it: the language is
+    /// detected in the upload's first speech.
     var detectsLanguage = false
+    /// Detection with no model named: the library picks the model for the language detected (`modelID` is then
+    /// the model that detects).
+    var choosesModelByLanguage = false
 
     /// OpenAI's model names, all served by the server's default model.
     static let aliases: Set<String> = ["whisper-1", "gpt-4o-transcribe", "gpt-4o-mini-transcribe"]
@@ -51,7 +55,7 @@ struct TranscriptionRequest: Sendable {
         // language the model detects it.
         let multilingual = catalog.models.filter { $0.isTranscriptionModel && $0.languages.count > 1 }
             .min { ($0.size, $0.id) < ($1.size, $1.id) }
-        detectsLanguage = task == .translate && language == nil
+        detectsLanguage = language == nil && (task == .translate || configuration.detectsLanguage)
 
         // Model: a catalog id, or an alias / nothing for the default.
         let requested = upload.field("model")?.trimmingCharacters(in: .whitespaces) ?? ""
@@ -72,6 +76,17 @@ struct TranscriptionRequest: Sendable {
                 throw APIError(.badRequest, "This server's catalog has no multilingual model to translate with.",
                                param: "model", code: "unsupported_model")
             }
+        } else if detectsLanguage && (requested.isEmpty || Self.aliases.contains(requested))
+                    && configuration.defaultModelID == nil {
+            guard let multilingual else {
+                throw APIError(.badRequest, "This server's catalog has no multilingual model to detect the language "
+                               + "with; give the `language` field.", param: "language", code: "unsupported_language")
+            }
+            let installed = Set(configuration.store.installedModelIDs)
+            modelID = catalog.models.filter { $0.isTranscriptionModel && $0.languages.count > 1 }
+                .min { (installed.contains($0.id) ? 0 : 1, $0.size) < (installed.contains($1.id) ? 0 : 1, $1.size) }?.id
+                ?? multilingual.id
+            choosesModelByLanguage = true
         } else if requested.isEmpty || Self.aliases.contains(requested) {
             if let id = configuration.defaultModelID, catalog.model(id)?.languages.contains(whisperLanguage) == true {
                 modelID = id
@@ -91,6 +106,12 @@ struct TranscriptionRequest: Sendable {
                                param: "language", code: "unsupported_language")
             }
             modelID = requested
+        }
+
+        // An English-only model named (or the server's default) transcribes whatever the language: detection would
+        // only warn, and the server has no one to warn.
+        if task == .transcribe && !choosesModelByLanguage, let model = catalog.model(modelID), model.languages == ["en"] {
+            detectsLanguage = false
         }
 
         let formatName = upload.field("response_format")?.trimmingCharacters(in: .whitespaces) ?? "json"
@@ -123,7 +144,7 @@ struct TranscriptionRequest: Sendable {
     /// The library's options for this request.
     func options(_ configuration: ServerConfiguration) -> FileTranscriber.Options {
         FileTranscriber.Options(
-            locale: locale, modelID: modelID, beamSize: configuration.beamSize,
+            locale: locale, modelID: choosesModelByLanguage ? nil : modelID, beamSize: configuration.beamSize,
             wordTimestamps: (wordTimestamps && format == .verboseJSON) || format == .srt || format == .vtt,
             detectsSpeech: configuration.detectsSpeech, computeType: configuration.computeType,
             contextualStrings: hotwords, prompt: prompt, temperatures: temperature.flatMap { $0 > 0 ? [$0] : nil },

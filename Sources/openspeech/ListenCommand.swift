@@ -16,7 +16,7 @@ struct ListenCommand: AsyncParsableCommand {
     @Flag(help: "List the inputs and exit.")
     var listDevices = false
 
-    @Option(help: "Language of the speech, e.g. en-US, fr, de-DE (default: the system's, else English).")
+    @Option(help: "Language of the speech, e.g. en-US, fr, de-DE; absent or auto: detected in the first speech, then kept.")
     var locale: String?
 
     @Option(help: "Catalog model to use instead of the locale's default (see `openspeech models list`).")
@@ -62,7 +62,8 @@ struct ListenCommand: AsyncParsableCommand {
             try session.setPreferredInput(port)
         }
 
-        let live = try LiveTranscription(locale: locale.map { Locale(identifier: $0) }, modelID: model, computeType: computeType)
+        let given = locale?.lowercased() == "auto" ? nil : locale
+        let live = try LiveTranscription(locale: given.map { Locale(identifier: $0) }, modelID: model, computeType: computeType)
         let output = try LiveOutput(format: format, outputPath: self.output)
         let progress = ProgressLine(enabled: !quiet)
         try await live.prepare(noDownload: noDownload, progress: progress, contextualStrings: try vocabulary.phrases())
@@ -90,9 +91,9 @@ struct ListenCommand: AsyncParsableCommand {
         }
         if !quiet {
             let name = session.currentRoute.inputs.first?.uid ?? "the default input"
-            FileHandle.standardError.write(Data("openspeech: listening to \(name) (\(live.locale.identifier)); Ctrl-C to stop.\n".utf8))
+            FileHandle.standardError.write(Data("openspeech: listening to \(name) (\(live.detectsLanguage ? "language detected in the first speech" : live.locale.identifier)); Ctrl-C to stop.\n".utf8))
         }
-        try await live.run(stream, output: output)
+        try await live.run(stream, output: output, quiet: quiet)
         engine.stop()
         withExtendedLifetime(interrupt) {}
         if let error = failure.withLock({ $0 }) { throw CommandFailure("\(error)") }

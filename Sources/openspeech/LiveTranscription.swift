@@ -10,10 +10,13 @@ struct LiveTranscription {
     let locale: Locale
     let modelID: String?
     let computeType: ComputeType
+    /// No language given: the multilingual model detects it in the first speech and keeps it.
+    let detectsLanguage: Bool
 
+    /// `requested` nil (no --locale): the language is detected in the first speech (about 2 s of it), then kept.
     init(locale requested: Locale?, modelID: String?, computeType: ComputeType) throws {
-        let wanted = requested
-            ?? (Locale.current.language.languageCode == nil ? Locale(identifier: "en-US") : Locale.current)
+        detectsLanguage = requested == nil
+        let wanted = requested ?? Locale(identifier: "en-US")
         guard let locale = SpeechTranscriber.supportedLocale(equivalentTo: wanted) else {
             throw CommandFailure("no model transcribes \(wanted.identifier); see `openspeech models list`.")
         }
@@ -22,7 +25,8 @@ struct LiveTranscription {
         self.computeType = computeType
         transcriber = SpeechTranscriber(
             locale: locale, transcriptionOptions: [], reportingOptions: [.volatileResults],
-            attributeOptions: [.audioTimeRange], engineConfiguration: .init(modelID: modelID, computeType: computeType))
+            attributeOptions: [.audioTimeRange],
+            engineConfiguration: .init(modelID: modelID, computeType: computeType, detectsLanguage: detectsLanguage))
         detector = SpeechDetector(detectionOptions: .init(sensitivityLevel: .medium), reportResults: false)
         analyzer = SpeechAnalyzer(modules: [transcriber, detector])
     }
@@ -38,7 +42,8 @@ struct LiveTranscription {
     /// Installs missing models (or fails under `noDownload` when the transcriber's is missing), then loads them, with
     /// `contextualStrings` (words to favour) as the analysis context.
     func prepare(noDownload: Bool, progress: ProgressLine, contextualStrings: [String]) async throws {
-        let files = FileTranscriber(options: .init(locale: locale, modelID: modelID, detectsSpeech: true, computeType: computeType))
+        let files = FileTranscriber(options: .init(locale: locale, modelID: modelID, detectsSpeech: true, computeType: computeType,
+                                                   detectsLanguage: detectsLanguage))
         let missing = try files.missingModelIDs()
         if !missing.isEmpty {
             let needed = try files.requiredModelIDs()[0]
@@ -64,12 +69,18 @@ struct LiveTranscription {
     /// Analyzes `input` until it ends, writing each result to `output`; then finalizes what was heard, writes the
     /// last finals and returns the final results.
     @discardableResult
-    func run<Input: AsyncSequence & Sendable>(_ input: Input, output: LiveOutput?) async throws -> [SpeechTranscriber.Result]
-    where Input.Element == AnalyzerInput {
+    func run<Input: AsyncSequence & Sendable>(_ input: Input, output: LiveOutput?, quiet: Bool = false)
+        async throws -> [SpeechTranscriber.Result] where Input.Element == AnalyzerInput {
         nonisolated(unsafe) let output = output  // used by the printing task alone until it ends
         let printing = Task {
             var finals: [SpeechTranscriber.Result] = []
+            var announced = !detectsLanguage || quiet
             for try await result in transcriber.results {
+                if !announced, let language = result.text.runs.lazy.compactMap(\.detectedLanguage).first {
+                    announced = true
+                    let name = Locale(identifier: "en").localizedString(forLanguageCode: language) ?? language
+                    FileHandle.standardError.write(Data("openspeech: detected \(name) (\(language))\n".utf8))
+                }
                 try output?.show(result)
                 if result.isFinal { finals.append(result) }
             }

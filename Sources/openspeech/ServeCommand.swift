@@ -31,8 +31,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Largest upload accepted, in megabytes.")
     var maxUploadMb = 25
 
-    @Option(help: "Language when a request names none, e.g. en-US.")
-    var locale = "en-US"
+    @Option(help: "Language when a request names none, e.g. en-US (default: detected in each upload's first speech).")
+    var locale: String?
 
     @Option(help: "Catalog model behind `whisper-1` and requests naming no model (default: the language's).")
     var model: String?
@@ -60,20 +60,22 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        guard let chosen = SpeechTranscriber.supportedLocale(equivalentTo: Locale(identifier: locale)) else {
-            throw CommandFailure("no model transcribes \(locale); see `openspeech models list`.")
+        let detects = locale == nil || locale?.lowercased() == "auto"
+        let requested = detects ? "en-US" : locale!
+        guard let chosen = SpeechTranscriber.supportedLocale(equivalentTo: Locale(identifier: requested)) else {
+            throw CommandFailure("no model transcribes \(requested); see `openspeech models list`.")
         }
         let slots = maxConcurrency ?? ProcessInfo.processInfo.activeProcessorCount
         let key = apiKey ?? ProcessInfo.processInfo.environment["OPENSPEECH_API_KEY"]
         let configuration = ServerConfiguration(
             host: host, port: port, apiKey: key, maxConcurrency: slots, maxQueue: maxQueue ?? 4 * slots,
             maxUploadBytes: maxUploadMb << 20, defaultLocale: chosen, defaultModelID: model, beamSize: beamSize,
-            computeType: computeType, detectsSpeech: !noVad, installsMissingModels: !noDownload,
+            computeType: computeType, detectsSpeech: !noVad, installsMissingModels: !noDownload, detectsLanguage: detects,
             maxRealtimeSessions: maxRealtimeSessions ?? 8 * slots)
 
         // The default model is ready before the first request (installed unless --no-download).
-        let transcriber = FileTranscriber(options: .init(locale: chosen, modelID: model, detectsSpeech: !noVad),
-                                          store: configuration.store)
+        let transcriber = FileTranscriber(options: .init(locale: chosen, modelID: model, detectsSpeech: !noVad,
+                                                         detectsLanguage: detects), store: configuration.store)
         let missing = try transcriber.missingModelIDs()
         if !missing.isEmpty && !noDownload {
             FileHandle.standardError.write(Data("openspeech: installing \(missing.joined(separator: ", "))\n".utf8))

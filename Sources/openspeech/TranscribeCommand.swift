@@ -22,6 +22,9 @@ struct TranscribeCommand: AsyncParsableCommand {
     @Option(help: "Language of the speech, e.g. en-US, fr, de-DE; absent or auto: detected in each file's first speech.")
     var locale: String?
 
+    @Flag(help: "Detect the language of every 30 s window, not only of the first speech (recordings in several languages; multilingual model).")
+    var detectLanguagePerWindow = false
+
     @Option(help: "transcribe (text in the language spoken) or translate (English text; multilingual models only).")
     var task: SpeechTranscriber.TranscriptionTask = .transcribe
 
@@ -78,6 +81,9 @@ struct TranscribeCommand: AsyncParsableCommand {
         }
         if output != nil && files.count > 1 { throw ValidationError("-o/--output takes a single input; use --output-dir.") }
         if output != nil && outputDir != nil { throw ValidationError("give -o/--output or --output-dir, not both.") }
+        if detectLanguagePerWindow && (locale.map { $0.lowercased() != "auto" } ?? false || files == ["-"]) {
+            throw ValidationError("--detect-language-per-window detects the language of files: give no --locale (or --locale auto).")
+        }
     }
 
     func run() async throws {
@@ -95,7 +101,8 @@ struct TranscribeCommand: AsyncParsableCommand {
         let transcriber = FileTranscriber(options: .init(
             locale: chosen, modelID: model, beamSize: beamSize, wordTimestamps: format.needsWordTimes || wordTimestamps,
             detectsSpeech: !noVad, strict: strict, computeType: computeType, contextualStrings: try vocabulary.phrases(),
-            prompt: decoding.prompt, temperatures: decoding.temperatures, detectsLanguage: detects, task: task))
+            prompt: decoding.prompt, temperatures: decoding.temperatures, detectsLanguage: detects, task: task,
+            detectsLanguagePerWindow: detectLanguagePerWindow))
         logger.debug("options: \(transcriber.options)")
         let progress = ProgressLine(enabled: !quiet)
         try await installModels(transcriber, progress: progress)
@@ -135,7 +142,7 @@ struct TranscribeCommand: AsyncParsableCommand {
     /// `transcribe -`: stdin through the live pipeline. Text and JSON are written as results come (JSON as JSON
     /// Lines); SRT, WebVTT and TSV once stdin ends.
     private func transcribeStandardInput() async throws {
-        // Live input is not detected (yet): without a language it is the system's, as before.
+        // No language given: detected in the first speech, then kept (LiveTranscription).
         let given = locale?.lowercased() == "auto" ? nil : locale
         let live = try LiveTranscription(locale: given.map { Locale(identifier: $0) }, modelID: model, computeType: computeType)
         let streaming = format == .text || format == .json
@@ -147,11 +154,14 @@ struct TranscribeCommand: AsyncParsableCommand {
         let input = StandardInputAudio.stream(
             raw: .init(sample: .int16, sampleRate: Double(rawSampleRate), channels: rawChannels),
             to: try await live.audioFormat()) { message in failure.withLock { $0 = message } }
-        let finals = try await live.run(input, output: liveOutput)
+        let finals = try await live.run(input, output: liveOutput, quiet: quiet)
         if let message = failure.withLock({ $0 }) { throw CommandFailure(message) }
         if !streaming {
             let end = finals.last.map { $0.range.end.seconds } ?? 0
-            let transcript = Transcript(results: finals, language: live.locale.language.languageCode?.identifier ?? "", duration: end)
+            let transcript = Transcript(
+                results: finals,
+                language: finals.lazy.flatMap(\.text.runs).compactMap(\.detectedLanguage).first
+                    ?? live.locale.language.languageCode?.identifier ?? "", duration: end)
             try write(transcript, for: "stdin")
         }
     }

@@ -13,10 +13,10 @@ final class RunningServer {
     let temporary: URL
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    /// Starts the server with `arguments` after `serve --host 127.0.0.1 --port 0 --model whisper-tiny.en`.
-    /// `home`: the model home (default: the tests' shared one).
+    /// Starts the server with `arguments` after `serve --host 127.0.0.1 --port 0 --model whisper-tiny.en`
+    /// (`model` nil: no `--model`). `home`: the model home (default: the tests' shared one).
     static func start(_ arguments: [String] = [], apiKey: String? = RunningServer.apiKey,
-                      home: URL = TestModels.home) async throws -> RunningServer {
+                      home: URL = TestModels.home, model: String? = "whisper-tiny.en") async throws -> RunningServer {
         _ = try await TestModels.directory(for: "whisper-tiny.en")
         _ = try await TestModels.directory(for: "silero-vad")
         let temporary = try makeTemporaryDirectory("openspeech-server-tmp")
@@ -24,8 +24,8 @@ final class RunningServer {
         var environment = ["OPENSPEECH_HOME": home.path, "TMPDIR": temporary.path]
         environment["OPENSPEECH_API_KEY"] = apiKey ?? ""
         let process = try OpenSpeechExecutable.start(
-            ["serve", "--host", "127.0.0.1", "--port", "0", "--model", "whisper-tiny.en", "--beam-size", "1",
-             "--no-download"] + arguments,
+            ["serve", "--host", "127.0.0.1", "--port", "0"] + (model.map { ["--model", $0] } ?? [])
+                + ["--beam-size", "1", "--no-download"] + arguments,
             environment: environment, output: log)
         let deadline = Date().addingTimeInterval(120)
         while Date() < deadline {

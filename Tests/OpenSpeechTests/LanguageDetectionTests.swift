@@ -70,10 +70,11 @@ struct LanguageDetectionTests {
                 options: .init(locale: Locale(identifier: clip.language), beamSize: 1), store: store)
                 .transcribe(contentsOf: clip.wav16kURL)
             if clip.id == "pv-cheetah-es" {
-                // whisper-base is unsure of this clip whatever it hears (faster-whisper, on the raw audio: es at 35 %;
-                // the detector's speech: hi at 25-32 %; both averaged: el at 25 %), and cannot transcribe it told
-                // its language either (WER 100 % forced to es, below).
-                withKnownIssue("whisper-base cannot tell this clip's language from the detector's speech") {
+                // whisper-base is unsure of this clip whatever it hears (faster-whisper 1.2.1, on the raw audio: es at
+                // 34 %, el 30 % at int8; es 35 %, el 24 % at float32), and cannot transcribe it told its language
+                // either (WER 100 % forced to es, below). Encoded over the speech alone, then averaged with the raw
+                // 30 s: es at 19-23 % here (it was el at 25 % over padded windows), at the edge.
+                withKnownIssue("whisper-base is unsure of this clip's language", isIntermittent: true) {
                     #expect(detected.language == clip.language, "\(clip.id): \(detected.language)")
                 }
             } else {

@@ -20,6 +20,10 @@ public struct FileTranscriber: Sendable {
         /// the best installed model for that language (`modelID`, if given, is used whatever the language; an
         /// English-only one gets a warning when the speech is not English). Not in Apple's API.
         public var detectsLanguage: Bool
+        /// With `detectsLanguage`: detect the language of every 30 s window instead of the file's first speech only
+        /// (for recordings in several languages), all transcribed by the multilingual model; each segment carries
+        /// its window's language (`Transcript.Segment.language`). Not in Apple's API.
+        public var detectsLanguagePerWindow: Bool
         /// Transcribe in the language spoken, or translate to English (multilingual models only).
         public var task: SpeechTranscriber.TranscriptionTask
         /// A catalog model to use instead of the locale's default.
@@ -47,7 +51,9 @@ public struct FileTranscriber: Sendable {
         public init(locale: Locale, modelID: String? = nil, beamSize: Int? = nil, wordTimestamps: Bool = false,
                     detectsSpeech: Bool = true, strict: Bool = false, computeType: ComputeType = .default,
                     contextualStrings: [String] = [], prompt: String? = nil, temperatures: [Double]? = nil,
-                    detectsLanguage: Bool = false, task: SpeechTranscriber.TranscriptionTask = .transcribe) {
+                    detectsLanguage: Bool = false, task: SpeechTranscriber.TranscriptionTask = .transcribe,
+                    detectsLanguagePerWindow: Bool = false) {
+            self.detectsLanguagePerWindow = detectsLanguagePerWindow
             self.prompt = prompt
             self.temperatures = temperatures
             self.detectsLanguage = detectsLanguage
@@ -128,6 +134,11 @@ public struct FileTranscriber: Sendable {
         options.modelID.flatMap { store.catalog.model($0) }.map(LanguageModelChoice.isEnglishOnly) ?? false
     }
 
+    /// Whether each window's language is detected (by the multilingual model, which then transcribes everything).
+    private var detectsPerWindow: Bool {
+        options.detectsLanguage && options.detectsLanguagePerWindow && !forcesEnglishOnlyModel
+    }
+
     /// For translation without a model named: the multilingual model, when the locale's default is English-only.
     private var translationModelID: String? {
         guard options.task == .translate, options.modelID == nil,
@@ -158,7 +169,7 @@ public struct FileTranscriber: Sendable {
     /// `CancellationError` (a server whose client went away).
     public func transcribe(contentsOf url: URL, events: @escaping @Sendable (Event) -> Void = { _ in }) async throws -> Transcript {
         let cancellation = Cancellation()
-        if options.detectsLanguage {
+        if options.detectsLanguage && !detectsPerWindow {
             let (resolved, detected) = try await resolveLanguage(of: .file(url), name: url.path, events: events)
             var transcript = try await resolved.transcribe(contentsOf: url, events: events)
             if let detected { transcript.languageProbability = detected.probability }
@@ -179,7 +190,7 @@ public struct FileTranscriber: Sendable {
 
     /// Transcribes 16 kHz mono samples. Cancellable as `transcribe(contentsOf:)` is.
     public func transcribe(samples: [Float], events: @escaping @Sendable (Event) -> Void = { _ in }) async throws -> Transcript {
-        if options.detectsLanguage {
+        if options.detectsLanguage && !detectsPerWindow {
             let (resolved, detected) = try await resolveLanguage(of: .samples(samples), name: "the audio", events: events)
             var transcript = try await resolved.transcribe(samples: samples, events: events)
             if let detected { transcript.languageProbability = detected.probability }
@@ -227,12 +238,14 @@ public struct FileTranscriber: Sendable {
                          events: @escaping @Sendable (Event) -> Void)
         async throws -> (transcript: Transcript, truncation: AudioTruncation?) {
         let timed = options.wordTimestamps
+        let perWindow = detectsPerWindow
         let transcriber = SpeechTranscriber(
             locale: options.locale, transcriptionOptions: [], reportingOptions: [],
             attributeOptions: timed ? [.audioTimeRange, .transcriptionConfidence] : [],
-            engineConfiguration: .init(modelID: options.modelID ?? translationModelID, beamSize: options.beamSize,
-                                       wordTimestamps: timed, computeType: options.computeType,
-                                       initialPrompt: options.prompt, temperatures: options.temperatures, task: options.task),
+            engineConfiguration: .init(modelID: perWindow ? try requiredModelIDs()[0] : options.modelID ?? translationModelID,
+                                       beamSize: options.beamSize, wordTimestamps: timed, computeType: options.computeType,
+                                       initialPrompt: options.prompt, temperatures: options.temperatures, task: options.task,
+                                       detectsLanguage: perWindow, detectsLanguagePerWindow: perWindow),
             modelStore: store)
         let detector = options.detectsSpeech
             ? SpeechDetector(detectionOptions: .init(sensitivityLevel: .medium), reportResults: false, modelStore: store)
@@ -275,7 +288,8 @@ public struct FileTranscriber: Sendable {
         }
         let results = try await collector.value
         try Task.checkCancellation()
-        let language = options.locale.language.languageCode?.identifier ?? "en"
+        let language = (perWindow ? results.lazy.flatMap(\.text.runs).compactMap(\.detectedLanguage).first : nil)
+            ?? options.locale.language.languageCode?.identifier ?? "en"
         let transcript = Transcript(results: results, language: language,
                                     duration: Double(fed.samples) / MonoAudio.speechSampleRate)
         return (transcript, fed.truncation)

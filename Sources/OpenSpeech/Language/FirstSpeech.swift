@@ -45,6 +45,13 @@ final class FirstSpeech {
         return Array(speech[..<count])
     }
 
+    /// The speech the next window starts with, up to `maxSamples` (fewer at the end), without taking it: the next
+    /// `nextWindow()` still starts there.
+    func peek(maxSamples: Int) throws -> [Float] {
+        while speech.count < min(maxSamples, Self.windowSamples) && !ended { try readMore() }
+        return Array(speech.prefix(maxSamples))
+    }
+
     private func readMore() throws {
         let samples = scanned < Int(Self.maxScannedSeconds * 16_000) ? try next() : []
         scanned += samples.count

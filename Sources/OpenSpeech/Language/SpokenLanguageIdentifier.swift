@@ -4,7 +4,9 @@ import SpeechAudio
 import SpeechEngine
 
 /// Detects the language of a recording with a multilingual Whisper model: the model's language token on the first
-/// 30 s of speech (`FirstSpeech`), more windows while it is unsure (`LanguageVote`). The model is loaded once per
+/// 6 s of speech (`FirstLook`), else on the first 30 s (`FirstSpeech`) and more windows while it is unsure
+/// (`LanguageVote`), each encoded over its audio alone, not Whisper's padding (`DetectionEncoding`); the audio's
+/// first 30 s as they are, padded as faster-whisper pads them, when the speech left it unsure. The model is loaded once per
 /// process (the shared model cache) and the work runs on a queue of its own, off Swift's cooperative pool.
 actor SpokenLanguageIdentifier {
     enum Input: Sendable {
@@ -64,11 +66,22 @@ actor SpokenLanguageIdentifier {
     }
 
     /// Hears windows of `speech` until the vote is decided.
-    static func vote(_ speech: FirstSpeech, session: WhisperSession) throws -> LanguageVote {
+    static func vote(_ speech: FirstSpeech, session: WhisperSession,
+                     encoding: DetectionEncoding = DetectionEncoding(), look: FirstLook = FirstLook()) throws -> LanguageVote {
         var vote = LanguageVote()
+        // A short first look, enough when the language is plain in it.
+        let first = try speech.peek(maxSamples: look.samples + 1)
+        if look.applies(toAvailable: first.count) {
+            let window = Array(first.prefix(look.samples))
+            let ranked = try session.detectLanguage(samples: window, encodedPositions: encoding.positions(forSamples: window.count))
+            if let top = ranked.first, look.decides(probability: top.probability) {
+                vote.add(ranked)
+                return vote
+            }
+        }
         while !vote.isDecided, let window = try speech.nextWindow() {
             try Task.checkCancellation()
-            vote.add(try session.detectLanguage(samples: window))
+            vote.add(try session.detectLanguage(samples: window, encodedPositions: encoding.positions(forSamples: window.count)))
         }
         return vote
     }

@@ -29,6 +29,9 @@ public struct Transcript: Sendable, Codable, Equatable {
         public var words: [Word]
         /// What the decoder reported for the segment (nil for live results).
         public var statistics: SegmentStatistics?
+        /// The segment's language as the transcriber detected it (its result's `detectedLanguage`, Whisper's code);
+        /// nil when the language was given.
+        public var language: String?
     }
 
     /// The document formats a transcript can be written as: plain text, SubRip, WebVTT, JSON and tab-separated values.
@@ -70,7 +73,7 @@ public struct Transcript: Sendable, Codable, Equatable {
             let timed = words.count > 1 || words.first.map { !$0.word.contains(where: \.isWhitespace) } == true
             return Segment(start: result.range.start.seconds, end: result.range.end.seconds,
                            text: text.trimmingCharacters(in: .whitespaces), words: timed ? words : [],
-                           statistics: result.segmentStatistics)
+                           statistics: result.segmentStatistics, language: result.text.runs.lazy.compactMap(\.detectedLanguage).first)
         }
         self.text = finals.map { String($0.text.characters) }.joined().trimmingCharacters(in: .whitespaces)
         self.language = language

@@ -26,9 +26,12 @@ public struct VerboseJSONDocument: Sendable, Encodable {
         public var compressionRatio: Double?
         /// The model's probability that the window held no speech (JSON: `no_speech_prob`).
         public var noSpeechProb: Double?
+        /// The segment's language when each window's was detected (`--detect-language-per-window`), named as the
+        /// document's `language`; absent otherwise. Not in OpenAI's format (an OpenSpeech extension).
+        public var language: String?
 
         enum CodingKeys: String, CodingKey {
-            case id, seek, start, end, text, tokens, temperature
+            case id, seek, start, end, text, tokens, temperature, language
             case avgLogprob = "avg_logprob", compressionRatio = "compression_ratio", noSpeechProb = "no_speech_prob"
         }
     }
@@ -76,7 +79,8 @@ public struct VerboseJSONDocument: Sendable, Encodable {
             return Segment(id: index, seek: statistics?.seek ?? Int((segment.start * 100).rounded()),
                            start: segment.start, end: segment.end, text: segment.text, tokens: statistics?.tokens,
                            temperature: statistics?.temperature, avgLogprob: statistics?.avgLogProb,
-                           compressionRatio: statistics?.compressionRatio, noSpeechProb: statistics?.noSpeechProb)
+                           compressionRatio: statistics?.compressionRatio, noSpeechProb: statistics?.noSpeechProb,
+                           language: segment.language.map(Self.languageName))
         } : nil
         self.words = words ? transcript.segments.flatMap(\.words).map { Word(word: $0.word, start: $0.start, end: $0.end) } : nil
     }

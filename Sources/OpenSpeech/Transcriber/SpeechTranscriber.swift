@@ -105,7 +105,8 @@ public final class SpeechTranscriber: LocaleDependentSpeechModule, AnalyzerDrive
                 alternatives: reportingOptions.contains(.alternativeTranscriptions), store: modelStore,
                 computeType: engineConfiguration.computeType, initialPrompt: engineConfiguration.initialPrompt,
                 temperatures: engineConfiguration.temperatures, task: engineConfiguration.task,
-                detectsLanguage: engineConfiguration.detectsLanguage && !volatile),
+                detectsLanguage: engineConfiguration.detectsLanguage,
+                detectsLanguagePerWindow: engineConfiguration.detectsLanguagePerWindow && !volatile),
             output: { continuation.yield($0) },
             end: { error in error.map { continuation.finish(throwing: $0) } ?? continuation.finish() })
     }

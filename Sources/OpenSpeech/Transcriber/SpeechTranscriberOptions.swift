@@ -84,17 +84,22 @@ extension SpeechTranscriber {
         /// Detect the spoken language instead of taking the locale's (not in Apple's API, whose transcribers are
         /// told their locale): a multilingual model (`modelID` if it is one, else the catalog's preferred one)
         /// transcribes, detecting the language on the first 30 s of each stretch of audio, and each final result
-        /// carries the language heard as its `detectedLanguage` attribute. Final-only results (volatile ones are
-        /// decoded in the locale's language).
+        /// carries the language heard as its `detectedLanguage` attribute. With volatile results, the language is
+        /// detected once in the first speech (about 2 s of it) and kept for the rest of the stream.
         public var detectsLanguage: Bool
+        /// With `detectsLanguage`, final-only: detect the language of every 30 s window, not only of the first (for
+        /// recordings in several languages); each result carries its window's language. Not in Apple's API.
+        public var detectsLanguagePerWindow: Bool
 
         /// A configuration with these settings; by default the locale's model, the default beam and compute type,
         /// Whisper's temperature fallback, and transcription in the locale's language.
         public init(modelID: String? = nil, beamSize: Int? = nil, wordTimestamps: Bool = false,
                     computeType: ComputeType = .default, initialPrompt: String? = nil, temperatures: [Double]? = nil,
-                    task: TranscriptionTask = .transcribe, detectsLanguage: Bool = false) {
+                    task: TranscriptionTask = .transcribe, detectsLanguage: Bool = false,
+                    detectsLanguagePerWindow: Bool = false) {
             self.task = task
             self.detectsLanguage = detectsLanguage
+            self.detectsLanguagePerWindow = detectsLanguagePerWindow
             self.modelID = modelID
             self.beamSize = beamSize
             self.wordTimestamps = wordTimestamps

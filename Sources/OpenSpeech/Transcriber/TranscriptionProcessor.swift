@@ -30,8 +30,10 @@ actor TranscriptionProcessor: ModuleProcessor {
         var temperatures: [Double]?
         /// Transcribe, or translate to English.
         var task = SpeechTranscriber.TranscriptionTask.transcribe
-        /// Final-only: the multilingual model detects the language, and results carry it.
+        /// The multilingual model detects the language, and results carry it (volatile: once, in the first speech).
         var detectsLanguage = false
+        /// Final-only, with `detectsLanguage`: the language of every 30 s window is detected.
+        var detectsLanguagePerWindow = false
     }
 
     static let rate = 16_000.0
@@ -70,6 +72,8 @@ actor TranscriptionProcessor: ModuleProcessor {
     private var finalizedThrough: Int64 = 0
     private var decodedThrough: Int64 = 0
     private var showingVolatile = false
+    /// Volatile, detecting the language: the language decided in the first speech (nil before).
+    private var liveLanguage: DetectedLanguage?
 
     /// The engine's work runs on a queue of this module's own, not on the cooperative pool.
     private let executor = EngineExecutor(label: "openspeech.transcriber")
@@ -244,7 +248,9 @@ actor TranscriptionProcessor: ModuleProcessor {
     private func emit(_ segments: [Segment]) {
         for segment in segments {
             guard var (result, text) = results.final(segment) else { continue }
-            if settings.detectsLanguage, let language = finalOnly?.language { result = result.marked(language: language) }
+            if settings.detectsLanguage, let language = segment.language ?? finalOnly?.language {
+                result = result.marked(language: language)
+            }
             output(result)
             promptText = (promptText + text).suffix(2_000).description
         }
@@ -264,7 +270,7 @@ actor TranscriptionProcessor: ModuleProcessor {
     /// Commits everything up to `endSample`, decoding the latest audio first, and drops that audio.
     private func commitVolatile(through endSample: Int64) throws {
         if decodedThrough < bufferStart + Int64(buffer.count) || agreement.pending.isEmpty {
-            agreement.setPending(try decodeWindowWords())
+            agreement.setPending(try decodeWindowWords(force: true))
             decodedThrough = bufferStart + Int64(buffer.count)
         }
         let limit = Double(endSample) / Self.rate
@@ -276,7 +282,7 @@ actor TranscriptionProcessor: ModuleProcessor {
 
     /// The words of the current window after the committed ones. The whole window is decoded with the text
     /// before it as prompt.
-    private func decodeWindowWords() throws -> [Word] {
+    private func decodeWindowWords(force: Bool = false) throws -> [Word] {
         guard let session else { throw notPrepared() }
         // Whisper hears at most 30 s: a window that grew past it (no agreement that long) is committed.
         if buffer.count > Int(28 * Self.rate) {
@@ -289,6 +295,10 @@ actor TranscriptionProcessor: ModuleProcessor {
         let gate = speechRegions.map(SpeechGate.init)
         guard buffer.count >= Int(0.1 * Self.rate),
               let window = gate.map({ $0.gated(buffer, from: bufferStart) }) ?? buffer else { return [] }
+        if settings.detectsLanguage && liveLanguage == nil {
+            // The language is decided in the first speech, then kept: until then nothing is decoded.
+            guard try decideLiveLanguage(window, force: force) else { return [] }
+        }
         var options = engineOptions()
         options.wordTimestamps = true
         options.temperatures = [0]
@@ -306,7 +316,7 @@ actor TranscriptionProcessor: ModuleProcessor {
         if let (start, end) = agreement.commit(words, from: from, through: limit),
            let (result, _) = results.final(words: words, text: words.map(\.word).joined(), start: start, end: end,
                                            confidence: words.map(\.probability).reduce(0, +) / Double(words.count)) {
-            output(result)
+            output(liveLanguage.map { result.marked(language: $0.language) } ?? result)
             showingVolatile = false
         }
         finalizedThrough = max(finalizedThrough, Int64((agreement.committedEnd * Self.rate).rounded()))
@@ -331,8 +341,9 @@ actor TranscriptionProcessor: ModuleProcessor {
 
     private func showVolatile() {
         guard !agreement.pending.isEmpty || showingVolatile else { return }
-        output(results.volatile(agreement.pending, start: agreement.committedEnd,
-                                end: Double(bufferStart + Int64(buffer.count)) / Self.rate))
+        let result = results.volatile(agreement.pending, start: agreement.committedEnd,
+                                      end: Double(bufferStart + Int64(buffer.count)) / Self.rate)
+        output(liveLanguage.map { result.marked(language: $0.language) } ?? result)
         showingVolatile = !agreement.pending.isEmpty
     }
 
@@ -348,7 +359,9 @@ actor TranscriptionProcessor: ModuleProcessor {
         options.biasingPhrases = contextPhrases
         if let temperatures = settings.temperatures, !temperatures.isEmpty { options.temperatures = temperatures }
         if let model, model.tokenizer.isMultilingual {
-            options.language = settings.detectsLanguage ? nil : LocaleModelResolver.whisperLanguage(of: settings.locale)
+            options.language = settings.detectsLanguage ? liveLanguage?.language
+                : LocaleModelResolver.whisperLanguage(of: settings.locale)
+            options.detectsLanguagePerWindow = settings.detectsLanguagePerWindow
             options.task = settings.task == .translate ? .translate : .transcribe
         }
         return options
@@ -361,6 +374,21 @@ actor TranscriptionProcessor: ModuleProcessor {
             : model.tokenizer.encode(" " + contextPhrases.joined(separator: ", ") + "."))
         promptComposition = composition
         return composition.tokens(previous: text.isEmpty ? [] : model.tokenizer.encode(text))
+    }
+
+    /// Detects the language of the live window's speech once there is enough of it (`LiveLanguageDecision`), or
+    /// now when `force`d (the audio ends); returns whether the language is decided.
+    private func decideLiveLanguage(_ speech: [Float], force: Bool) throws -> Bool {
+        guard let session else { throw notPrepared() }
+        let decision = LiveLanguageDecision()
+        guard decision.shouldDetect(speechSamples: speech.count, force: force) else { return false }
+        let window = Array(speech.prefix(FirstSpeech.windowSamples))
+        let ranked = try session.detectLanguage(
+            samples: window, encodedPositions: DetectionEncoding().positions(forSamples: window.count))
+        guard let top = ranked.first else { return false }
+        guard decision.accepts(probability: top.probability, speechSamples: speech.count, force: force) else { return false }
+        liveLanguage = DetectedLanguage(language: top.language, probability: top.probability)
+        return true
     }
 
     private func notPrepared() -> SFSpeechError {

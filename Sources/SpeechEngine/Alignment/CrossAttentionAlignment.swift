@@ -14,8 +14,8 @@ enum CrossAttentionAlignment {
         let input = sotSequence + [noTimestamps] + textTokens + [eot]
         let outputs = Array(input.dropFirst()) + [0]
         let tokens = input.count
-        let frames = max(1, min(numFrames / 2, decoder.cache.memoryLength))
-        let memoryLength = decoder.cache.memoryLength
+        let frames = max(1, min(numFrames / 2, decoder.cache.memoryCount))
+        let memoryLength = decoder.cache.memoryCount
         let heads = alignmentHeads.filter { $0.count == 2 && $0[0] < decoder.weights.dimensions.decoderLayers
                                             && $0[1] < decoder.weights.dimensions.decoderHeads }
         var weights = [[Float]](repeating: [], count: heads.count)   // per head: tokens × frames

@@ -22,6 +22,8 @@ public struct Segment: Sendable, Equatable {
     /// start and end timestamps), best first by the decoder's length-normalised score, so the first is `text`;
     /// distinct texts, at most the beam size (or `bestOf`). Nil unless `TranscriptionOptions.alternatives`.
     public var alternatives: [String]?
+    /// The language the segment was decoded in (Whisper's code): the options' or the one detected on its window.
+    public var language: String? = nil
 }
 
 /// A word with its time and probability (from cross-attention alignment).

@@ -4,6 +4,9 @@ public struct TranscriptionOptions: Sendable {
 
     /// ISO 639-1 code; nil detects it on the first window (multilingual models) or means English.
     public var language: String?
+    /// With no `language`: detect the language of every 30 s window of long-form transcription (for recordings
+    /// in several languages), not only of the first; each segment carries its window's language.
+    public var detectsLanguagePerWindow = false
     public var task: Task = .transcribe
     /// 1 is greedy decoding.
     public var beamSize: Int = 5

@@ -37,8 +37,10 @@ public final class WhisperSession {
 
     /// Where a long-form transcription stands between two windows: faster-whisper's seek loop, one window at a time.
     struct LongFormState {
-        let language: String
-        let sotSequence: [Int]
+        /// The language of the window being decoded (nil before the first when the options name none: it is
+        /// detected on the first window's encoding, and on each window's with `detectsLanguagePerWindow`).
+        var language: String?
+        var sotSequence: [Int]
         let decoding: WindowDecoding
         /// Frame (10 ms) where the next window starts.
         var seek = 0
@@ -49,14 +51,18 @@ public final class WhisperSession {
         var segmentCount = 0
     }
 
-    /// The state before the first window of `mel` (whose first window must be complete: the language is detected
-    /// on it when the options name none).
+    /// The state before the first window of `mel`. When the options name no language, it is detected on the first
+    /// window's encoding (the one the window is then decoded with: the window is encoded once).
     func startLongForm(_ mel: LogMelSpectrogram, options: TranscriptionOptions) throws -> LongFormState {
-        let language = try resolveLanguage(options.language, mel: mel)
-        let sotSequence = model.tokenizer.sotSequence(language: language,
-                                                      task: options.task == .translate ? .translate : .transcribe)
-        return LongFormState(language: language, sotSequence: sotSequence, decoding: makeDecoding(options),
-                             allTokens: initialPromptTokens(options), generator: SeededGenerator(seed: options.seed))
+        let language: String? = try options.language.map { try resolveLanguage($0, mel: mel) }
+            ?? (model.tokenizer.isMultilingual ? nil : "en")
+        return LongFormState(language: language, sotSequence: language.map { sotSequence($0, options) } ?? [],
+                             decoding: makeDecoding(options), allTokens: initialPromptTokens(options),
+                             generator: SeededGenerator(seed: options.seed))
+    }
+
+    private func sotSequence(_ language: String, _ options: TranscriptionOptions) -> [Int] {
+        model.tokenizer.sotSequence(language: language, task: options.task == .translate ? .translate : .transcribe)
     }
 
     /// Decodes the window of `frames` frames of `mel` at `state.seek` (with fallback, the previous text as prompt)
@@ -68,6 +74,16 @@ public final class WhisperSession {
         let timeOffset = Double(seek) / Self.framesPerSecond
         let segmentDuration = Double(segmentSize) / Self.framesPerSecond
         encodeWindow(mel, start: seek, count: segmentSize)
+        if state.language == nil || (options.detectsLanguagePerWindow && options.language == nil && model.tokenizer.isMultilingual) {
+            let language = languageProbabilities().first?.language ?? "en"
+            if language != state.language {
+                // Text in another language as prompt pulls the decoder back into that language (it copies it).
+                if state.language != nil { state.promptResetSince = state.allTokens.count }
+                state.language = language
+                state.sotSequence = sotSequence(language, options)
+            }
+        }
+        let language = state.language ?? "en"
 
         let previous = Array(state.allTokens[state.promptResetSince...])
         let prompt = makePrompt(previous: previous, sotSequence: state.sotSequence, options: options)
@@ -90,7 +106,7 @@ public final class WhisperSession {
         var pieces = best.segments
         if options.alternatives { addAlternatives(to: &pieces, from: attempt.result) { split($0).segments } }
         if options.wordTimestamps {
-            addWordTimestamps(&pieces, sotSequence: state.sotSequence, language: state.language, options: options,
+            addWordTimestamps(&pieces, sotSequence: state.sotSequence, language: language, options: options,
                               numFrames: segmentSize, seek: seek, lastSpeechTimestamp: state.lastSpeechTimestamp)
             let lastWordEnd = Self.lastEnd(pieces)
             if !best.singleTimestampEnding, let end = lastWordEnd, end > timeOffset {
@@ -109,7 +125,7 @@ public final class WhisperSession {
                 tokens: piece.tokens, avgLogProb: attempt.averageLogProb,
                 compressionRatio: attempt.compressionRatio, noSpeechProb: attempt.result.noSpeechProb,
                 temperature: attempt.temperature, words: options.wordTimestamps ? piece.words : nil,
-                alternatives: piece.alternatives))
+                alternatives: piece.alternatives, language: language))
         }
         if !options.conditionOnPreviousText || attempt.temperature > options.promptResetOnTemperature {
             state.promptResetSince = state.allTokens.count
@@ -162,17 +178,36 @@ public final class WhisperSession {
 
     // MARK: Language
 
-    /// Language probabilities on the first window, most likely first.
-    public func detectLanguage(samples: [Float]) throws -> [(language: String, probability: Double)] {
+    /// Language probabilities on the first window, most likely first. `encodedPositions` (encoder positions of
+    /// 20 ms) shortens the encoding to the window's first `encodedPositions · 20 ms` (whisper.cpp's `audio_ctx`):
+    /// nil encodes the whole 30 s, padding included, as faster-whisper does.
+    public func detectLanguage(samples: [Float], encodedPositions: Int? = nil)
+        throws -> [(language: String, probability: Double)] {
         try Self.validate(samples)
         let mel = LogMelSpectrogram(samples: samples, tables: melTables)
-        return detectLanguage(mel)
+        return detectLanguage(mel, encodedPositions: encodedPositions)
     }
 
-    private func detectLanguage(_ mel: LogMelSpectrogram) -> [(language: String, probability: Double)] {
+    private func detectLanguage(_ mel: LogMelSpectrogram, encodedPositions: Int? = nil)
+        -> [(language: String, probability: Double)] {
         let tokenizer = model.tokenizer
         guard tokenizer.isMultilingual else { return [("en", 1)] }
-        encodeWindow(mel, start: 0, count: min(mel.contentFrames, LogMelSpectrogram.windowFrames))
+        let count = min(mel.contentFrames, LogMelSpectrogram.windowFrames)
+        if let encodedPositions {
+            let positions = max(1, min(encodedPositions, model.dimensions.audioContext))
+            let features = melBuffer.reserve(LogMelSpectrogram.windowFrames * model.dimensions.melBins)
+            mel.window(start: 0, count: count, into: features)
+            decoder.setMemory(encoder.encode(features, positions: positions), frames: positions)
+        } else {
+            encodeWindow(mel, start: 0, count: count)
+        }
+        return languageProbabilities()
+    }
+
+    /// Language probabilities of the window last encoded, most likely first (one decoder step on the start token).
+    private func languageProbabilities() -> [(language: String, probability: Double)] {
+        let tokenizer = model.tokenizer
+        guard tokenizer.isMultilingual else { return [("en", 1)] }
         let logits = decoder.forward(tokens: [tokenizer.sot], start: 0, outputRows: [0])
         let ids = model.config.languageIDs
         let values = ids.map { logits[$0] }

@@ -11,11 +11,14 @@ final class AudioEncoder {
         self.parallel = parallel
     }
 
-    /// Encodes one 30 s window; the result stays valid until the next call.
-    func encode(_ mel: UnsafePointer<Float>) -> UnsafePointer<Float> {
+    /// Encodes one 30 s window; the result stays valid until the next call. `positions` below `audioContext`
+    /// encodes only the window's first `2 · positions` mel frames (whisper.cpp's `audio_ctx`): the output is then
+    /// `[positions, d]`, at a fraction of the work (attention grows with the square of the length).
+    func encode(_ mel: UnsafePointer<Float>, positions: Int? = nil) -> UnsafePointer<Float> {
         let dims = weights.dimensions
         let d = dims.modelWidth, mels = dims.melBins
-        let inFrames = LogMelSpectrogram.windowFrames, frames = dims.audioContext
+        let frames = min(positions ?? dims.audioContext, dims.audioContext)
+        let inFrames = min(2 * frames, LogMelSpectrogram.windowFrames)
         // conv1 (kernel 3, padding 1) as im2col: cols[t, c·3 + j] = mel[t + j − 1, c].
         let cols = columns.reserve(inFrames * max(mels, d) * 3)
         for t in 0..<inFrames {

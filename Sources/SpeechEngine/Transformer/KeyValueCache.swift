@@ -12,6 +12,9 @@ final class KeyValueCache {
     /// head's block in order instead of picking `headDim` floats out of every long row.
     private let memory: [UnsafeMutablePointer<Float>]
     let memoryLength: Int, headDim: Int
+    /// Encoder positions the current window's memory holds (`memoryLength` but for a shortened encoding, such as
+    /// language detection's over the speech alone).
+    private(set) var memoryCount: Int
     /// Floats from one head's block of `memoryKeys`/`memoryValues` to the next's.
     var memoryHeadStride: Int { memoryLength * headDim }
 
@@ -21,6 +24,7 @@ final class KeyValueCache {
         headDim = width / heads
         self.capacity = capacity
         self.memoryLength = memoryLength
+        memoryCount = memoryLength
         self.maxBeams = maxBeams
         storage = (0..<layers).map { _ in .allocate(capacity: 2 * maxBeams * capacity * width) }
         scratch = .allocate(capacity: maxBeams * capacity * width)
@@ -33,12 +37,14 @@ final class KeyValueCache {
         scratch.deallocate()
     }
 
-    /// Stores the projected encoder output `[memoryLength, 2d]` (keys | values in each row) of `layer` as
-    /// that layer's per-head blocks.
-    func setMemory(layer: Int, projected: UnsafePointer<Float>) {
+    /// Stores the projected encoder output `[count, 2d]` (keys | values in each row, `count` at most
+    /// `memoryLength`) of `layer` as that layer's per-head blocks.
+    func setMemory(layer: Int, projected: UnsafePointer<Float>, count: Int) {
+        precondition(count > 0 && count <= memoryLength)
+        memoryCount = count
         for block in 0..<(2 * width / headDim) {
             let target = memory[layer] + block * memoryHeadStride, source = projected + block * headDim
-            for t in 0..<memoryLength {
+            for t in 0..<count {
                 (target + t * headDim).update(from: source + t * 2 * width, count: headDim)
             }
         }

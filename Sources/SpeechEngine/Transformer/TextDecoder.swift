@@ -26,13 +26,15 @@ final class TextDecoder {
     }
 
     /// Projects an encoder output `[audioContext, d]` to each layer's cross-attention keys/values.
-    func setMemory(_ encoderOutput: UnsafePointer<Float>) {
+    /// `frames` below `audioContext`: a shortened encoding (the first `frames` positions only).
+    func setMemory(_ encoderOutput: UnsafePointer<Float>, frames: Int? = nil) {
+        let count = frames ?? cache.memoryLength
         // `projected` is free between decoding steps.
-        let keysValues = projected.reserve(cache.memoryLength * 2 * weights.dimensions.modelWidth)
+        let keysValues = projected.reserve(count * 2 * weights.dimensions.modelWidth)
         for (l, layer) in weights.decoderLayers.enumerated() {
-            layer.crossAttention.memory!.apply(encoderOutput, rows: cache.memoryLength, into: keysValues,
+            layer.crossAttention.memory!.apply(encoderOutput, rows: count, into: keysValues,
                                                scratch: halfScratch, parallel: parallel)
-            cache.setMemory(layer: l, projected: keysValues)
+            cache.setMemory(layer: l, projected: keysValues, count: count)
         }
     }
 
@@ -116,7 +118,7 @@ final class TextDecoder {
             let q = projected.reserve(rows * d)
             ca.input.apply(n, rows: rows, into: q, scratch: halfScratch, parallel: parallel)
             Attention.attend(query: q, queryStride: d, rows: rows, key: cache.memoryKeys(layer: l), keyStride: headDim,
-                             value: cache.memoryValues(layer: l), valueStride: headDim, length: cache.memoryLength,
+                             value: cache.memoryValues(layer: l), valueStride: headDim, length: cache.memoryCount,
                              heads: heads, headDim: headDim, keyHeadStride: cache.memoryHeadStride,
                              valueHeadStride: cache.memoryHeadStride, output: ctx, outputStride: d, scores: scores,
                              onScores: crossScores.map { callback in { head, s in callback(l, head, s) } },
