@@ -68,6 +68,10 @@ let package = Package(
         // PulseAudio's client library (microphone capture; also PipeWire's PulseAudio server). Linux only.
         .systemLibrary(name: "CPulse", path: "Sources/CPulse", pkgConfig: "libpulse", providers: [.apt(["libpulse-dev"])]),
 
+        // The engine's element-wise loops in C, compiled per x86 ISA level and chosen at run time (portable builds
+        // run them at the CPU's vector width).
+        .target(name: "CVectorKernels"),
+
         // Layers.
         .target(
             name: "SpeechAudio",
@@ -81,7 +85,7 @@ let package = Package(
             resources: [.process("Resources")]),
         .target(
             name: "SpeechEngine",
-            dependencies: ["CBLAS"] + oneDNN,
+            dependencies: ["CBLAS", "CVectorKernels", .product(name: "Logging", package: "swift-log")] + oneDNN,
             swiftSettings: engineSettings),
         .target(name: "OpenSpeech", dependencies: ["SpeechAudio", "SpeechAssets", "SpeechEngine"]),
     ] + appleFrameworkModules.map { .target(name: $0, dependencies: ["SpeechAudio"]) } + [
