@@ -28,6 +28,16 @@ public enum EngineLog {
         logger.debug("\(message())")
     }
 
+    private static let said = Mutex<Set<String>>([])
+
+    /// `message` at debug level the first time it is said in this process (oneDNN's kernel per product shape: one
+    /// line, not one per thread slot).
+    static func debugOnce(_ message: @autoclosure () -> String) {
+        guard state.withLock({ $0.logLevel }) <= .debug else { return }
+        let text = message()
+        if said.withLock({ $0.insert(text).inserted }) { debug(text) }
+    }
+
     /// Once per process, the first time the engine runs a product: what runs the engine's arithmetic here.
     static let describeBackend: Void = {
         debug("matrix backend: \(MatrixBackend.description)")
