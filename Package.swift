@@ -3,10 +3,10 @@
 import Foundation
 import PackageDescription
 
-/// `OPENSPEECH_TARGET_CPU=native` (or any `-target-cpu` name: znver4, haswell, x86-64...) compiles the engine for
-/// that CPU: its Swift loops then use the CPU's vector width instead of baseline x86-64's SSE2. The project's
-/// scripts set `native` (scripts/build-settings): a binary for the machine that builds it. Unset (a package that
-/// depends on OpenSpeech; SwiftPM allows unsafe flags only in a root package), the build is portable.
+/// `OPENSPEECH_TARGET_CPU=native` (or any `-target-cpu` name: znver4, haswell, x86-64...) compiles the engine's
+/// Swift code for that CPU. Not needed for speed: the element-wise loops are C kernels compiled per ISA level and
+/// chosen at run time (CVectorKernels). Unset (the scripts' default, and any package depending on OpenSpeech), the
+/// build is portable.
 let engineSettings: [SwiftSetting] = Context.environment["OPENSPEECH_TARGET_CPU"].map {
     [.unsafeFlags(["-target-cpu", $0])]
 } ?? []
@@ -68,6 +68,10 @@ let package = Package(
         // PulseAudio's client library (microphone capture; also PipeWire's PulseAudio server). Linux only.
         .systemLibrary(name: "CPulse", path: "Sources/CPulse", pkgConfig: "libpulse", providers: [.apt(["libpulse-dev"])]),
 
+        // The engine's element-wise loops in C, compiled per x86 ISA level and chosen at run time (portable builds
+        // run them at the CPU's vector width).
+        .target(name: "CVectorKernels"),
+
         // Layers.
         .target(
             name: "SpeechAudio",
@@ -81,7 +85,7 @@ let package = Package(
             resources: [.process("Resources")]),
         .target(
             name: "SpeechEngine",
-            dependencies: ["CBLAS"] + oneDNN,
+            dependencies: ["CBLAS", "CVectorKernels", .product(name: "Logging", package: "swift-log")] + oneDNN,
             swiftSettings: engineSettings),
         .target(name: "OpenSpeech", dependencies: ["SpeechAudio", "SpeechAssets", "SpeechEngine"]),
     ] + appleFrameworkModules.map { .target(name: $0, dependencies: ["SpeechAudio"]) } + [

@@ -72,6 +72,17 @@ struct TranscribeCommand: ParsableCommand {
             loadSeconds: loadSeconds, wallSeconds: wall, audioSeconds: audio, peakRssBytes: peakResidentBytes(),
             blasCore: MatrixBackend.description,
             isaLimit: ProcessInfo.processInfo.environment["ONEDNN_MAX_CPU_ISA"] ?? "none", clips: clips)
+        // OPENSPEECH_STAGE_TIMES=1: where the transcription time went, stage by stage (BENCHMARKS.md profiles).
+        let stages = StageTimes.seconds
+        if !stages.isEmpty {
+            func line(_ name: String, _ seconds: Double) -> String {
+                "  " + name.padding(toLength: 38, withPad: " ", startingAt: 0)
+                    + String(format: " %7.2f s  %5.1f %%", seconds, 100 * seconds / wall)
+            }
+            var lines = stages.map { line($0.stage.name, $0.seconds) }
+            lines.append(line("rest (mel, prompts, timestamps)", wall - stages.map(\.seconds).reduce(0, +)))
+            FileHandle.standardError.write(Data(("stage times over \(String(format: "%.2f", wall)) s:\n" + lines.joined(separator: "\n") + "\n").utf8))
+        }
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

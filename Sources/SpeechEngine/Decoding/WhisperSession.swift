@@ -252,7 +252,8 @@ public final class WhisperSession {
     private func encodeWindow(_ mel: LogMelSpectrogram, start: Int, count: Int) {
         let features = melBuffer.reserve(LogMelSpectrogram.windowFrames * model.dimensions.melBins)
         mel.window(start: start, count: count, into: features)
-        decoder.setMemory(encoder.encode(features))
+        let encoded = StageTimes.measure(.encoder) { encoder.encode(features) }
+        StageTimes.measure(.crossKeysValues) { decoder.setMemory(encoded) }
     }
 
     private func makeDecoding(_ options: TranscriptionOptions) -> WindowDecoding {
@@ -334,10 +335,12 @@ public final class WhisperSession {
         var all: [Attempt] = [], belowThreshold: [Attempt] = []
         let temperatures = options.temperatures.isEmpty ? [0] : options.temperatures
         for temperature in temperatures {
-            let result = decoding.decode(prompt: prompt, temperature: temperature, beamSize: options.beamSize,
-                                         bestOf: options.bestOf, patience: options.patience,
-                                         lengthPenalty: options.lengthPenalty, maxNewTokens: options.maxNewTokens,
-                                         keepHypotheses: options.alternatives, generator: &generator)
+            let result = StageTimes.measureDecoding {
+                decoding.decode(prompt: prompt, temperature: temperature, beamSize: options.beamSize,
+                                bestOf: options.bestOf, patience: options.patience,
+                                lengthPenalty: options.lengthPenalty, maxNewTokens: options.maxNewTokens,
+                                keepHypotheses: options.alternatives, generator: &generator)
+            }
             let text = model.tokenizer.decode(result.tokens).trimmingCharacters(in: .whitespacesAndNewlines)
             let attempt = Attempt(result: result, averageLogProb: result.averageLogProb, temperature: temperature,
                                   compressionRatio: CompressionRatio.of(text))

@@ -1,3 +1,5 @@
+import CVectorKernels
+
 /// A matrix kept in IEEE half precision (the precision CTranslate2 stores Whisper in, so no value
 /// changes), multiplied by fp32 rows: products read half the bytes of fp32 weights, and the model holds
 /// them in half the memory.
@@ -64,16 +66,10 @@ final class HalfMatrix: @unchecked Sendable {
     private func multiplyWidened(_ x: UnsafePointer<Float>, rows inputRows: Int, into y: UnsafeMutablePointer<Float>,
                                  accumulate: Bool, scratch: Buffer, parallel: Parallel) {
         let widened = scratch.reserve(rows * columns)
-        let base = UnsafeRawPointer(storage)
+        let base = UnsafePointer(storage), columns = columns
         parallel.forEachSlice(of: rows, minimumSlice: Self.blockRows) { _, range in
-            var offset = range.lowerBound * columns * 2
-            let end = range.upperBound * columns * 2
-            let target = UnsafeMutableRawPointer(widened)
-            while offset < end {
-                let halves = SIMD16<Int32>(truncatingIfNeeded: base.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt16>.self))
-                target.storeBytes(of: Self.widen(halves &<< 16), toByteOffset: 2 * offset, as: SIMD16<Float>.self)
-                offset += 32
-            }
+            openspeech_vk_widen_halves(base + range.lowerBound * columns, widened + range.lowerBound * columns,
+                                       range.count * columns)
         }
         BLAS.gemm(m: inputRows, n: rows, k: columns, a: x, lda: columns, b: widened, ldb: columns, transposeB: true,
                   c: y, ldc: rows, beta: accumulate ? 1 : 0, parallel: parallel)
@@ -84,24 +80,11 @@ final class HalfMatrix: @unchecked Sendable {
     /// Rows of W widened at a time for BLAS: 64 × 512 floats (128 KiB) stay in the core's L2 cache.
     private static let blockRows = 64
 
+    /// The halves are widened in registers as they stream (a C kernel per instruction-set level, `VectorKernels`).
     private func multiplyOne(_ inputs: UnsafeRawPointer, rows slice: Range<Int>, into y: UnsafeMutablePointer<Float>,
                              accumulate: Bool) {
-        let base = UnsafeRawPointer(storage)
-        let rowBytes = columns * 2, halfBytes = columns * 2
-        for r in slice {
-            let row = base + r * rowBytes
-            var accumulatorEven = SIMD8<Float>(), accumulatorOdd = SIMD8<Float>()
-            var offset = 0
-            while offset < rowBytes {
-                let w = row.loadUnaligned(fromByteOffset: offset, as: SIMD8<Int32>.self)
-                accumulatorEven += Self.widen(w &<< 16) * inputs.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
-                accumulatorOdd += Self.widen(w)
-                    * inputs.loadUnaligned(fromByteOffset: halfBytes + offset, as: SIMD8<Float>.self)
-                offset += 32
-            }
-            let sum = (accumulatorEven + accumulatorOdd).sum()
-            y[r] = accumulate ? y[r] + sum : sum
-        }
+        openspeech_vk_half_dot_rows(storage, columns, inputs.assumingMemoryBound(to: Float.self), slice.lowerBound,
+                                    slice.upperBound, y, accumulate ? 1 : 0)
     }
 
     /// Widens `blockRows` rows of W at a time into `block` (each row reordered evens-then-odds, as the
@@ -109,21 +92,13 @@ final class HalfMatrix: @unchecked Sendable {
     private func multiplyBlocked(_ inputs: UnsafePointer<Float>, count: Int, rows slice: Range<Int>,
                                  into y: UnsafeMutablePointer<Float>, accumulate: Bool,
                                  block: UnsafeMutablePointer<Float>) {
-        let base = UnsafeRawPointer(storage)
-        let rowBytes = columns * 2, half = columns / 2
+        let half = columns / 2
         var start = slice.lowerBound
         while start < slice.upperBound {
             let blockCount = Swift.min(Self.blockRows, slice.upperBound - start)
             for r in 0..<blockCount {
-                let row = base + (start + r) * rowBytes
-                let even = UnsafeMutableRawPointer(block + r * columns), odd = even + half * 4
-                var offset = 0
-                while offset < rowBytes {
-                    let w = row.loadUnaligned(fromByteOffset: offset, as: SIMD8<Int32>.self)
-                    even.storeBytes(of: Self.widen(w &<< 16), toByteOffset: offset, as: SIMD8<Float>.self)
-                    odd.storeBytes(of: Self.widen(w), toByteOffset: offset, as: SIMD8<Float>.self)
-                    offset += 32
-                }
+                let even = block + r * columns
+                openspeech_vk_widen_split(storage + (start + r) * columns, columns, even, even + half)
             }
             BLAS.gemm(m: count, n: blockCount, k: columns, a: inputs, lda: columns, b: block, ldb: columns,
                       transposeB: true, c: y + start, ldc: rows, beta: accumulate ? 1 : 0)
@@ -134,13 +109,5 @@ final class HalfMatrix: @unchecked Sendable {
     /// Row `index` as fp32 into `destination` (`columns` floats).
     func row(_ index: Int, into destination: UnsafeMutablePointer<Float>) {
         HalfConversion.halfToFloat(UnsafeRawPointer(storage + index * columns), destination, count: columns)
-    }
-
-    /// fp32 values of halves held in the high 16 bits of each lane (the low 16 bits are ignored): an
-    /// arithmetic shift puts exponent and mantissa in fp32 position with the sign in bit 31, the mask clears
-    /// the sign's copies between them and the low bits, and scaling by 2^112 rebiases the exponent (exact for
-    /// normal and subnormal halves). Three operations per lane.
-    @inline(__always) private static func widen<Lanes: SIMD<Int32>, Floats: SIMD<Float>>(_ v: Lanes) -> Floats {
-        unsafeBitCast((v &>> 3) & Int32(bitPattern: 0x8FFF_E000), to: Floats.self) * 5.192296858534828e+33
     }
 }

@@ -42,15 +42,17 @@ public enum MatrixBackend {
     /// One line for logs and benchmark reports: the library, the instruction set it uses here, BLAS's kernels.
     public static var description: String {
         #if canImport(CDNNL)
-        "oneDNN \(OneDNN.versionString) (\(OneDNN.isaName)); OpenBLAS \(BLASSettings.coreName) kernels for attention"
+        "oneDNN \(OneDNN.versionString) (\(OneDNN.isaName)); OpenBLAS \(BLASSettings.coreName) kernels for attention; "
+            + "element-wise \(VectorKernels.level.name)"
         #else
-        "OpenBLAS \(BLASSettings.coreName) kernels"
+        "OpenBLAS \(BLASSettings.coreName) kernels; element-wise \(VectorKernels.level.name)"
         #endif
     }
 
     /// Once per process before the first product: BLAS runs on its caller's thread (the engine splits work itself).
     static let prepare: Void = {
         BLASSettings.singleThreaded
+        EngineLog.describeBackend
         #if canImport(CDNNL)
         OneDNN.useCallerThreadOnly()
         #endif

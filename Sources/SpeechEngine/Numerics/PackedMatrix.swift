@@ -320,6 +320,17 @@ private final class Product: @unchecked Sendable {
     let arguments: UnsafeMutablePointer<dnnl_exec_arg_t>, argumentCount: Int32
     let busy = Atomic<Bool>(false)
 
+    /// oneDNN's implementation for a new product shape, at debug level (what `ONEDNN_VERBOSE` would print).
+    private static func logKernel(_ pd: dnnl_primitive_desc_t, source: dnnl_memory_desc_t, weights: dnnl_memory_desc_t) {
+        EngineLog.debugOnce({
+            var info: UnsafePointer<CChar>?
+            let name = dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &info) == dnnl_success
+                ? info.map { String(cString: $0) } ?? "?" : "?"
+            let type = weights.data_type == dnnl_s8 ? "int8" : weights.data_type == dnnl_bf16 ? "bf16" : "fp32"
+            return "oneDNN matmul \(source.dims.0)×\(source.dims.1) · \(weights.dims.0)×\(weights.dims.1) \(type): \(name)"
+        }())
+    }
+
     init(_ pd: dnnl_primitive_desc_t, weights: dnnl_memory_t?, bias: dnnl_memory_t?) {
         defer { dnnl_primitive_desc_destroy(pd) }
         var primitive: dnnl_primitive_t?
@@ -331,6 +342,7 @@ private final class Product: @unchecked Sendable {
         scratchpadLayout = scratch
         scratchpadStorage = .allocate(byteCount: max(dnnl_memory_desc_get_size(&scratch), 64), alignment: 64)
         weightsLayout = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0)!.pointee
+        Self.logKernel(pd, source: sourceLayout, weights: weightsLayout)
         ownsWeights = weights == nil
         let weights = weights ?? OneDNN.memory(weightsLayout, nil)
         self.weights = weights

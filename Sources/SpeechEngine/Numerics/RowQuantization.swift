@@ -1,3 +1,5 @@
+import CVectorKernels
+
 /// Conversions of fp32 rows for low-precision products: symmetric int8 with one scale per row (CTranslate2's
 /// scheme: `q = round(x · 127 / max|x|)`), bf16 rounding, and the int8 results' return to fp32.
 enum RowQuantization {
@@ -5,25 +7,8 @@ enum RowQuantization {
     /// (what one unit of row r's int8 values is worth; 1 for an all-zero row).
     static func quantize(_ x: UnsafePointer<Float>, rows: Range<Int>, columns: Int, into q: UnsafeMutablePointer<Int8>,
                          factors: UnsafeMutablePointer<Float>) {
-        for r in rows {
-            let row = x + r * columns, out = q + r * columns
-            var largest = SIMD16<Float>(), i = 0
-            while i + 16 <= columns {
-                let v = UnsafeRawPointer(row + i).loadUnaligned(as: SIMD16<Float>.self)
-                let magnitude = unsafeBitCast(unsafeBitCast(v, to: SIMD16<UInt32>.self) & 0x7FFF_FFFF, to: SIMD16<Float>.self)
-                largest = largest.replacing(with: magnitude, where: magnitude .> largest)
-                i += 16
-            }
-            var amax = largest.max()
-            while i < columns { amax = Swift.max(amax, abs(row[i])); i += 1 }
-            let scale: Float = amax > 0 ? 127 / amax : 1
-            factors[r] = amax > 0 ? amax / 127 : 1
-            for j in 0..<columns {
-                // Adding 1.5·2^23 rounds to the nearest integer (ties to even) in the low mantissa bits.
-                let shifted = row[j] * scale + 12_582_912
-                out[j] = Int8(truncatingIfNeeded: Int32(bitPattern: shifted.bitPattern) &- 0x4B40_0000)
-            }
-        }
+        // q = round(x · 127 / max|x|), ties to even (adding 1.5·2^23 rounds in the low mantissa bits).
+        openspeech_vk_quantize_rows(x, rows.lowerBound, rows.upperBound, columns, q, factors)
     }
 
     /// `count` floats rounded to bf16 (to nearest, ties to even; NaN stays NaN).
@@ -40,14 +25,7 @@ enum RowQuantization {
     static func rescale(_ products: UnsafePointer<Float>, rows: Range<Int>, columns: Range<Int>, stride: Int,
                         rowFactors: UnsafePointer<Float>, bias: UnsafePointer<Float>?, into y: UnsafeMutablePointer<Float>,
                         accumulate: Bool) {
-        for r in rows {
-            let factor = rowFactors[r], p = products + r * stride, out = y + r * stride
-            switch (bias, accumulate) {
-            case (let b?, true): for c in columns { out[c] += p[c] * factor + b[c] }
-            case (let b?, false): for c in columns { out[c] = p[c] * factor + b[c] }
-            case (nil, true): for c in columns { out[c] += p[c] * factor }
-            case (nil, false): for c in columns { out[c] = p[c] * factor }
-            }
-        }
+        openspeech_vk_rescale(products, rows.lowerBound, rows.upperBound, columns.lowerBound, columns.upperBound, stride,
+                              rowFactors, bias, y, accumulate ? 1 : 0)
     }
 }

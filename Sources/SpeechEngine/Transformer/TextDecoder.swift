@@ -58,6 +58,10 @@ final class TextDecoder {
     }
 
     private func logits(_ x: UnsafeMutablePointer<Float>, rows: Int) -> UnsafePointer<Float> {
+        StageTimes.measure(.outputProjection) { projectLogits(x, rows: rows) }
+    }
+
+    private func projectLogits(_ x: UnsafeMutablePointer<Float>, rows: Int) -> UnsafePointer<Float> {
         let d = weights.dimensions.modelWidth, vocabulary = weights.dimensions.vocabularySize
         let n = normed.reserve(rows * d)
         Vector.layerNorm(x, rows: rows, columns: d, gamma: weights.decoderNormGamma, beta: weights.decoderNormBeta, into: n)
@@ -72,24 +76,27 @@ final class TextDecoder {
         let d = dims.modelWidth, heads = dims.decoderHeads, headDim = d / heads
         let rows = tokens.count
         let x = hidden.reserve(rows * d)
-        for (r, token) in tokens.enumerated() {
-            let position: Int
-            switch mode {
-            case .sequence(let start): position = start + r
-            case .beams(let p): position = p
+        StageTimes.measure(.decoderLayers) {
+            for (r, token) in tokens.enumerated() {
+                let position: Int
+                switch mode {
+                case .sequence(let start): position = start + r
+                case .beams(let p): position = p
+                }
+                let row = x + r * d
+                weights.embedding.row(token, into: row)
+                Vector.add(weights.decoderPositions.row(position), to: row, count: d)
             }
-            let row = x + r * d
-            weights.embedding.row(token, into: row)
-            Vector.add(weights.decoderPositions.row(position), to: row, count: d)
         }
         for (l, layer) in weights.decoderLayers.enumerated() {
+          // The feed-forward reserves `normed` too: each layer takes its pointers anew.
+          let n = normed.reserve(rows * d), ctx = context.reserve(rows * d)
+          StageTimes.measure(.decoderLayers) {
             // Causal self-attention with the cache.
             let sa = layer.selfAttention
-            let n = normed.reserve(rows * d)
             Vector.layerNorm(x, rows: rows, columns: d, gamma: sa.normGamma, beta: sa.normBeta, into: n)
             let qkv = projected.reserve(rows * 3 * d)
             sa.input.apply(n, rows: rows, into: qkv, scratch: halfScratch, parallel: parallel)
-            let ctx = context.reserve(rows * d)
             switch mode {
             case .sequence(let start):
                 let keys = cache.keys(layer: l, beam: 0), values = cache.values(layer: l, beam: 0)
@@ -111,7 +118,9 @@ final class TextDecoder {
                 }
             }
             sa.output.apply(ctx, rows: rows, into: x, accumulate: true, scratch: halfScratch, parallel: parallel)
+          }
 
+          StageTimes.measure(.crossAttention) {
             // Cross-attention on the window's encoder output (shared by all beams).
             let ca = layer.crossAttention
             Vector.layerNorm(x, rows: rows, columns: d, gamma: ca.normGamma, beta: ca.normBeta, into: n)
@@ -124,9 +133,12 @@ final class TextDecoder {
                              onScores: crossScores.map { callback in { head, s in callback(l, head, s) } },
                              parallel: parallel)
             ca.output.apply(ctx, rows: rows, into: x, accumulate: true, scratch: halfScratch, parallel: parallel)
+          }
 
+          StageTimes.measure(.decoderLayers) {
             FeedForward.apply(layer.feedForward, to: x, rows: rows, normed: normed, hidden: inner, scratch: halfScratch,
                               parallel: parallel)
+          }
         }
         return x
     }

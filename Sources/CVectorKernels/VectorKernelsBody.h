@@ -1,0 +1,257 @@
+// The kernels' bodies, included once per instruction-set level by VectorKernels.c with VK_ATTR (the level's
+// target attribute) and VK(name) (the level's function name) defined. Every operation mirrors the engine's former
+// Swift `SIMD16<Float>` code lane for lane and in the same order, so every level gives the same bits.
+
+static inline __attribute__((always_inline)) VK_ATTR vf16 VK(load)(const float *p) { vf16 v; __builtin_memcpy(&v, p, sizeof v); return v; }
+static inline __attribute__((always_inline)) VK_ATTR void VK(store)(vf16 v, float *p) { __builtin_memcpy(p, &v, sizeof v); }
+static inline __attribute__((always_inline)) VK_ATTR vf8 VK(load8)(const float *p) { vf8 v; __builtin_memcpy(&v, p, sizeof v); return v; }
+static inline __attribute__((always_inline)) VK_ATTR void VK(store8)(vf8 v, float *p) { __builtin_memcpy(p, &v, sizeof v); }
+static inline __attribute__((always_inline)) VK_ATTR vf16 VK(splat)(float c) { vf16 v = {c, c, c, c, c, c, c, c, c, c, c, c, c, c, c, c}; return v; }
+/// Lanes of `a` where `mask`, else of `b`.
+static inline __attribute__((always_inline)) VK_ATTR vf16 VK(select)(vi16 mask, vf16 a, vf16 b) {
+    return (vf16)(((vi16)a & mask) | ((vi16)b & ~mask));
+}
+/// Σ lanes from lane 0 up, starting at -0 (Swift's `SIMD.sum()`).
+static inline __attribute__((always_inline)) VK_ATTR float VK(sum)(vf16 v) {
+    float s = -0.0f;
+    for (int i = 0; i < 16; i++) s += v[i];
+    return s;
+}
+/// Largest lane, from lane 0 up (Swift's `SIMD.max()` on values without NaN).
+static inline __attribute__((always_inline)) VK_ATTR float VK(lanes_max)(vf16 v) {
+    float m = v[0];
+    for (int i = 0; i < 16; i++) m = m > v[i] ? m : v[i];
+    return m;
+}
+
+/// e^x per lane (Cephes expf polynomial; relative error below 2e-7; 0 below -87).
+static inline __attribute__((always_inline)) VK_ATTR vf16 VK(exp)(vf16 x) {
+    const vf16 high = VK(splat)(88.3762626647949f), low = VK(splat)(-87.3365447505531f);
+    vf16 v = VK(select)(x > high, high, x);
+    v = VK(select)(v < low, low, v);
+    const float magic = 12582912.0f;
+    vf16 t = v * 1.44269504088896341f + magic;
+    vf16 n = t - magic;
+    vf16 r = v - n * 0.693359375f;
+    r = r - n * -2.12194440e-4f;
+    vf16 p = VK(splat)(1.9875691500e-4f);
+    p = p * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    p = p * (r * r) + r + 1.0f;
+    vu16 bits = (vu16)t - 0x4B400000u;
+    vf16 scale = (vf16)((bits + 127u) << 23);
+    vf16 result = p * scale;
+    return VK(select)(x < low, VK(splat)(0.0f), result);
+}
+
+/// erf(x) per lane (Abramowitz & Stegun 7.1.26; absolute error below 2e-7).
+static inline __attribute__((always_inline)) VK_ATTR vf16 VK(erf)(vf16 x) {
+    vu16 sign = (vu16)x & 0x80000000u;
+    vf16 a = (vf16)((vu16)x & 0x7FFFFFFFu);
+    vf16 t = 1.0f / (a * 0.3275911f + 1.0f);
+    vf16 poly = VK(splat)(1.061405429f);
+    poly = poly * t - 1.453152027f;
+    poly = poly * t + 1.421413741f;
+    poly = poly * t - 0.284496736f;
+    poly = poly * t + 0.254829592f;
+    poly = poly * t;
+    vf16 y = 1.0f - poly * VK(exp)(-(a * a));
+    return (vf16)((vu16)y | sign);
+}
+
+/// fp32 values of halves held in the high 16 bits of each lane: arithmetic shift, mask, scale by 2^112.
+static inline __attribute__((always_inline)) VK_ATTR vf16 VK(widen)(vi16 v) { return (vf16)((v >> 3) & (int32_t)0x8FFFE000) * 5.192296858534828e+33f; }
+static inline __attribute__((always_inline)) VK_ATTR vf8 VK(widen8)(vi8 v) { return (vf8)((v >> 3) & (int32_t)0x8FFFE000) * 5.192296858534828e+33f; }
+
+static VK_ATTR void VK(add)(const float *x, float *y, long count) {
+    long i = 0;
+    for (; i + 16 <= count; i += 16) VK(store)(VK(load)(y + i) + VK(load)(x + i), y + i);
+    for (; i < count; i++) y[i] += x[i];
+}
+
+static VK_ATTR void VK(scale)(float *y, float factor, long count) {
+    long i = 0;
+    for (; i + 16 <= count; i += 16) VK(store)(VK(load)(y + i) * factor, y + i);
+    for (; i < count; i++) y[i] *= factor;
+}
+
+static VK_ATTR void VK(layer_norm)(const float *x, long row_begin, long row_end, long n, const float *g, const float *b,
+                                   float *out, float epsilon) {
+    for (long r = row_begin; r < row_end; r++) {
+        const float *xr = x + r * n;
+        float *yr = out + r * n;
+        vf16 acc = VK(splat)(0.0f);
+        long i = 0;
+        for (; i + 16 <= n; i += 16) acc += VK(load)(xr + i);
+        float sum = VK(sum)(acc);
+        for (; i < n; i++) sum += xr[i];
+        float mean = sum / (float)n;
+        acc = VK(splat)(0.0f);
+        for (i = 0; i + 16 <= n; i += 16) { vf16 d = VK(load)(xr + i) - mean; acc += d * d; }
+        float squares = VK(sum)(acc);
+        for (; i < n; i++) { float d = xr[i] - mean; squares += d * d; }
+        float inv = 1.0f / VK_SQRT(squares / (float)n + epsilon);
+        for (i = 0; i + 16 <= n; i += 16)
+            VK(store)((VK(load)(xr + i) - mean) * inv * VK(load)(g + i) + VK(load)(b + i), yr + i);
+        for (; i < n; i++) yr[i] = (xr[i] - mean) * inv * g[i] + b[i];
+    }
+}
+
+static VK_ATTR float VK(max)(const float *x, long count) {
+    float best = -__builtin_inff();
+    long i = 0;
+    if (count >= 16) {
+        vf16 acc = VK(splat)(-__builtin_inff());
+        for (; i + 16 <= count; i += 16) { vf16 v = VK(load)(x + i); acc = VK(select)(v > acc, v, acc); }
+        best = VK(lanes_max)(acc);
+    }
+    for (; i < count; i++) if (x[i] > best) best = x[i];
+    return best;
+}
+
+/// The last `count - i` (< 16) elements of x in the first lanes, `fill` in the others.
+static inline __attribute__((always_inline)) VK_ATTR vf16 VK(tail)(const float *x, long i, long count, float fill) {
+    vf16 t = VK(splat)(fill);
+    for (long j = i; j < count; j++) t[j - i] = x[j];
+    return t;
+}
+
+static VK_ATTR float VK(exp_shifted)(float *x, long count, float shift) {
+    vf16 acc = VK(splat)(0.0f);
+    long i = 0;
+    for (; i + 16 <= count; i += 16) { vf16 e = VK(exp)(VK(load)(x + i) - shift); VK(store)(e, x + i); acc += e; }
+    if (i < count) {
+        vf16 e = VK(exp)(VK(tail)(x, i, count, -__builtin_inff()) - shift);
+        for (long j = i; j < count; j++) x[j] = e[j - i];
+        acc += e;
+    }
+    return VK(sum)(acc);
+}
+
+static VK_ATTR void VK(softmax)(float *x, long count) {
+    float m = VK(max)(x, count);
+    float sum = VK(exp_shifted)(x, count, m);
+    VK(scale)(x, 1.0f / sum, count);
+}
+
+static VK_ATTR float VK(exp_sum)(const float *x, long count, float shift) {
+    vf16 acc = VK(splat)(0.0f);
+    long i = 0;
+    for (; i + 16 <= count; i += 16) acc += VK(exp)(VK(load)(x + i) - shift);
+    if (i < count) acc += VK(exp)(VK(tail)(x, i, count, -__builtin_inff()) - shift);
+    return VK(sum)(acc);
+}
+
+static VK_ATTR void VK(gelu)(float *x, long count) {
+    long i = 0;
+    for (; i + 16 <= count; i += 16) {
+        vf16 v = VK(load)(x + i);
+        VK(store)(v * 0.5f * (1.0f + VK(erf)(v * 0.70710678118654752f)), x + i);
+    }
+    if (i < count) {
+        vf16 v = VK(tail)(x, i, count, 0.0f);
+        vf16 g = v * 0.5f * (1.0f + VK(erf)(v * 0.70710678118654752f));
+        for (long j = i; j < count; j++) x[j] = g[j - i];
+    }
+}
+
+static VK_ATTR void VK(quantize_rows)(const float *x, long row_begin, long row_end, long columns, int8_t *q,
+                                      float *factors) {
+    for (long r = row_begin; r < row_end; r++) {
+        const float *row = x + r * columns;
+        int8_t *out = q + r * columns;
+        vf16 largest = VK(splat)(0.0f);
+        long i = 0;
+        for (; i + 16 <= columns; i += 16) {
+            vf16 magnitude = (vf16)((vu16)VK(load)(row + i) & 0x7FFFFFFFu);
+            largest = VK(select)(magnitude > largest, magnitude, largest);
+        }
+        float amax = VK(lanes_max)(largest);
+        for (; i < columns; i++) { float m = __builtin_fabsf(row[i]); amax = m >= amax ? m : amax; }
+        float scale = amax > 0 ? 127.0f / amax : 1.0f;
+        factors[r] = amax > 0 ? amax / 127.0f : 1.0f;
+        long j = 0;
+        // Adding 1.5·2^23 rounds to the nearest integer (ties to even) in the low mantissa bits.
+        for (; j + 16 <= columns; j += 16) {
+            vu16 integers = (vu16)(VK(load)(row + j) * scale + 12582912.0f) - 0x4B400000u;
+            vc16 bytes = __builtin_convertvector(integers, vc16);
+            __builtin_memcpy(out + j, &bytes, sizeof bytes);
+        }
+        for (; j < columns; j++) {
+            float shifted = row[j] * scale + 12582912.0f;
+            uint32_t bits;
+            __builtin_memcpy(&bits, &shifted, 4);
+            out[j] = (int8_t)(uint8_t)(bits - 0x4B400000u);
+        }
+    }
+}
+
+static VK_ATTR void VK(rescale)(const float *products, long row_begin, long row_end, long column_begin,
+                                long column_end, long stride, const float *row_factors, const float *bias, float *y,
+                                int accumulate) {
+    for (long r = row_begin; r < row_end; r++) {
+        const float factor = row_factors[r];
+        const float *p = products + r * stride;
+        float *out = y + r * stride;
+        long c = column_begin;
+        if (bias && accumulate) {
+            for (; c + 16 <= column_end; c += 16)
+                VK(store)(VK(load)(out + c) + (VK(load)(p + c) * factor + VK(load)(bias + c)), out + c);
+            for (; c < column_end; c++) out[c] = out[c] + (p[c] * factor + bias[c]);
+        } else if (bias) {
+            for (; c + 16 <= column_end; c += 16) VK(store)(VK(load)(p + c) * factor + VK(load)(bias + c), out + c);
+            for (; c < column_end; c++) out[c] = p[c] * factor + bias[c];
+        } else if (accumulate) {
+            for (; c + 16 <= column_end; c += 16) VK(store)(VK(load)(out + c) + VK(load)(p + c) * factor, out + c);
+            for (; c < column_end; c++) out[c] = out[c] + p[c] * factor;
+        } else {
+            for (; c + 16 <= column_end; c += 16) VK(store)(VK(load)(p + c) * factor, out + c);
+            for (; c < column_end; c++) out[c] = p[c] * factor;
+        }
+    }
+}
+
+static VK_ATTR void VK(widen_halves)(const uint16_t *halves, float *out, long count) {
+    for (long i = 0; i + 16 <= count; i += 16) {
+        vu16h h;
+        __builtin_memcpy(&h, halves + i, sizeof h);
+        vi16 lanes = (vi16)(__builtin_convertvector(h, vu16) << 16);
+        VK(store)(VK(widen)(lanes), out + i);
+    }
+}
+
+static VK_ATTR void VK(widen_split)(const uint16_t *row, long columns, float *even, float *odd) {
+    for (long i = 0; i + 16 <= columns; i += 16) {
+        vi8 w;
+        __builtin_memcpy(&w, row + i, sizeof w);
+        VK(store8)(VK(widen8)((vi8)((vu8)w << 16)), even + i / 2);
+        VK(store8)(VK(widen8)(w), odd + i / 2);
+    }
+}
+
+static VK_ATTR void VK(half_dot_rows)(const uint16_t *weights, long columns, const float *x, long row_begin,
+                                      long row_end, float *y, int accumulate) {
+    const float *odd = x + columns / 2;
+    for (long r = row_begin; r < row_end; r++) {
+        const uint16_t *row = weights + r * columns;
+        vf8 even_sum = {0}, odd_sum = {0};
+        for (long i = 0; i + 16 <= columns; i += 16) {
+            vi8 w;
+            __builtin_memcpy(&w, row + i, sizeof w);
+            even_sum += VK(widen8)((vi8)((vu8)w << 16)) * VK(load8)(x + i / 2);
+            odd_sum += VK(widen8)(w) * VK(load8)(odd + i / 2);
+        }
+        vf8 both = even_sum + odd_sum;
+        float sum = -0.0f;
+        for (int k = 0; k < 8; k++) sum += both[k];
+        y[r] = accumulate ? y[r] + sum : sum;
+    }
+}
+
+static const struct openspeech_vk_table VK(table) = {
+    VK(add), VK(scale), VK(layer_norm), VK(max), VK(exp_shifted), VK(softmax), VK(exp_sum), VK(gelu),
+    VK(quantize_rows), VK(rescale), VK(widen_halves), VK(widen_split), VK(half_dot_rows),
+};

@@ -1,0 +1,71 @@
+// The engine's element-wise and row-wise loops (softmax, GELU, layer norm, int8 row quantization, fp16 widening)
+// compiled once per x86 instruction-set level and chosen when the process first calls one: the portable build
+// runs them at the CPU's vector width, as oneDNN runs the products. Every level computes the same 16-lane
+// arithmetic in the same order without fused multiply-adds, so the results are the same bits on every CPU.
+#ifndef OPENSPEECH_VECTOR_KERNELS_H
+#define OPENSPEECH_VECTOR_KERNELS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Instruction-set levels with a compiled variant.
+typedef enum {
+    openspeech_vk_portable = 0, ///< baseline (SSE2 on x86-64; the target's own on other architectures)
+    openspeech_vk_avx2 = 1,     ///< AVX2 (256-bit)
+    openspeech_vk_avx512 = 2,   ///< AVX-512 F/BW/DQ/VL (512-bit)
+} openspeech_vk_level;
+
+/// The level in use: the best this CPU has, within `OPENSPEECH_MAX_CPU_ISA` or else `ONEDNN_MAX_CPU_ISA`
+/// (oneDNN's names: `AVX2`, `AVX512_CORE`, `SSE41`...), chosen on the first call.
+openspeech_vk_level openspeech_vk_current_level(void);
+/// The best level this CPU has, ignoring any limit.
+openspeech_vk_level openspeech_vk_cpu_level(void);
+/// Uses `level` from now on (at most the CPU's); returns the level set. For tests comparing the variants.
+openspeech_vk_level openspeech_vk_set_level(openspeech_vk_level level);
+/// The level an ISA limit in oneDNN's spelling allows (`AVX512_CORE...`, `AVX2...`, `AVX`, `SSE41`); -1 for
+/// none, `ALL` or a name not understood (no limit).
+int openspeech_vk_limit_level(const char *name);
+/// Human-readable name of a level ("AVX-512", "AVX2", "portable").
+const char *openspeech_vk_level_name(openspeech_vk_level level);
+
+/// y[i] += x[i]
+void openspeech_vk_add(const float *x, float *y, long count);
+/// y[i] *= factor
+void openspeech_vk_scale(float *y, float factor, long count);
+/// Layer normalisation of rows [row_begin, row_end) of x (`columns` wide) into out.
+void openspeech_vk_layer_norm(const float *x, long row_begin, long row_end, long columns, const float *gamma,
+                              const float *beta, float *out, float epsilon);
+/// Largest element (-inf for none).
+float openspeech_vk_max(const float *x, long count);
+/// In place x[i] = exp(x[i] - shift); returns the sum.
+float openspeech_vk_exp_shifted(float *x, long count, float shift);
+/// In place softmax of one row.
+void openspeech_vk_softmax(float *x, long count);
+/// Σ exp(x[i] - shift), reading only.
+float openspeech_vk_exp_sum(const float *x, long count, float shift);
+/// In place GELU, x · ½(1 + erf(x/√2)).
+void openspeech_vk_gelu(float *x, long count);
+/// Rows [row_begin, row_end) of x as int8 into the same rows of q, factors[r] = max|x_r| / 127 (1 for a zero row).
+void openspeech_vk_quantize_rows(const float *x, long row_begin, long row_end, long columns, int8_t *q, float *factors);
+/// y[r, c] = products[r, c] · row_factors[r] + bias[c] (bias may be null; `y +=` with accumulate), over rows
+/// [row_begin, row_end) and columns [column_begin, column_end), rows `stride` apart.
+void openspeech_vk_rescale(const float *products, long row_begin, long row_end, long column_begin, long column_end,
+                           long stride, const float *row_factors, const float *bias, float *y, int accumulate);
+/// `count` (a multiple of 16) fp16 values to fp32.
+void openspeech_vk_widen_halves(const uint16_t *halves, float *out, long count);
+/// One fp16 row (`columns`, a multiple of 16) widened into two halves: even elements of each pair of 16-bit
+/// lanes into `even`, odd into `odd` (8 of each per 16 halves), as HalfMatrix's reordered inputs.
+void openspeech_vk_widen_split(const uint16_t *row, long columns, float *even, float *odd);
+/// For r in [row_begin, row_end): y[r] (=, or += with accumulate) Σ widened W[r] · x, where W is fp16
+/// `columns` wide and x is reordered evens (first columns/2 floats) then odds.
+void openspeech_vk_half_dot_rows(const uint16_t *weights, long columns, const float *x, long row_begin, long row_end,
+                                 float *y, int accumulate);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
