@@ -12,9 +12,11 @@ import TestSupport
     }
 
     /// Feeds a clip in 100 ms buffers (paced at real time if asked) to a progressive transcriber.
-    static func stream(_ clip: CorpusItem, realTime: Bool = false,
+    static func stream(_ clip: CorpusItem, realTime: Bool = false, fastResults: Bool = true,
                        finalizeAt: Double? = nil) async throws -> (Run, finalizedEarly: [SpeechTranscriber.Result]) {
-        let transcriber = SpeechTranscriber(locale: TestEnvironment.english, preset: .progressiveLiveTranscription)
+        let transcriber = SpeechTranscriber(locale: TestEnvironment.english, transcriptionOptions: [],
+                                            reportingOptions: fastResults ? [.volatileResults, .fastResults] : [.volatileResults],
+                                            attributeOptions: [])
         let analyzer = SpeechAnalyzer(modules: [transcriber])
         let collector = Task { try await transcriber.results.reduce(into: [SpeechTranscriber.Result]()) { $0.append($1) } }
         let (stream, builder) = AsyncStream.makeStream(of: AnalyzerInput.self)
@@ -58,6 +60,25 @@ import TestSupport
         }
         let score = WordErrorRate.score(reference: clip.transcript, hypothesis: run.finalText, language: "en")
         #expect(score.rate < 0.2, "WER \(score.rate): \(run.finalText)")
+    }
+
+    /// Finals are a function of the audio (`VolatileDecodeSchedule`): the same words at the same times whether the
+    /// audio comes at real-time pace (volatile-only previews in between, as many as the machine affords) or all at
+    /// once, with or without `.fastResults`.
+    @Test func finalsDependOnTheAudioAlone() async throws {
+        try await TestEnvironment.ready()
+        let clip = Corpus.item("1221-135766-0001")! // 16.7 s
+        func finals(_ run: Run) -> [String] {
+            run.results.filter(\.isFinal).map { "\($0.range.start.seconds)-\($0.range.end.seconds):\(String($0.text.characters))" }
+        }
+        let (live, _) = try await Self.stream(clip, realTime: true)
+        let (file, _) = try await Self.stream(clip)
+        let (slow, _) = try await Self.stream(clip, fastResults: false)
+        #expect(finals(live).count >= 2)
+        #expect(finals(live) == finals(file))
+        #expect(finals(slow) == finals(file))
+        #expect(live.results.count(where: { !$0.isFinal }) >= file.results.count(where: { !$0.isFinal }),
+                "a live feed gets at least the volatile results of the agreement decodings")
     }
 
     @Test func streamingIsAsAccurateAsOffline() async throws {

@@ -243,4 +243,35 @@ final class TapRecording: Sendable {
             engine.stop()
         }
     }
+
+    @Test("pause() keeps the input open but delivers nothing; start() resumes it; stop() then releases it")
+    func pauseThenResume() async throws {
+        try await withPulseAudio { daemon in
+            let engine = AVAudioEngine()
+            let recording = TapRecording()
+            engine.inputNode.installTap(onBus: 0, bufferSize: 480, format: nil) { recording.record($0, $1) }
+            try engine.start()
+            try await Task.sleep(for: .milliseconds(500))
+            engine.pause()
+            #expect(!engine.isRunning)
+            try await Task.sleep(for: .milliseconds(200)) // audio captured before the pause is still delivered
+            let atPause = recording.count
+            #expect(atPause > 20)
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(recording.count <= atPause + 1, "no audio while paused (\(recording.count - atPause) buffers)")
+            let paused = try daemon.pactl(["list", "source-outputs"])
+            #expect(paused.contains("Corked: yes"), "the input stays open, corked, while paused:\n\(paused)")
+
+            try engine.start()
+            #expect(engine.isRunning)
+            try await Task.sleep(for: .milliseconds(500))
+            let resumed = Array(recording.all.dropFirst(atPause))
+            #expect(resumed.count > 20, "delivery resumed")
+            #expect(try daemon.pactl(["list", "source-outputs"]).contains("Corked: no"))
+            engine.stop()
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(try daemon.pactl(["list", "short", "source-outputs"]).trimmingCharacters(in: .whitespacesAndNewlines).isEmpty,
+                    "stop() releases the input")
+        }
+    }
 }

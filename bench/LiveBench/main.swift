@@ -1,4 +1,5 @@
 // Live microphone latency, as a user of `openspeech listen` meets it. Usage: live-bench [MAX_CLIPS] [fast]
+// (or `live-bench hour [MINUTES]`: memory over a long stream, HourFeed.swift)
 // (`fast`: the transcriber also reports `.fastResults`, a decoding step every 0.5 s instead of 1 s.)
 // A PulseAudio daemon of its own with a virtual microphone (TestSupport.PulseAudioDaemon); English corpus clips
 // (ls-clean, jfk, other; at most MAX_CLIPS, default 12) played into it in real time, 1.5 s apart, captured by
@@ -20,6 +21,10 @@ let limit = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 12
 let clips = Corpus.items.filter { $0.language == "en" && ["ls-clean", "jfk", "other"].contains($0.subset) && $0.durationSeconds < 20 }
     .prefix(limit)
 let english = Locale(identifier: "en-US")
+if CommandLine.arguments.dropFirst().first == "hour" {  // live-bench hour [MINUTES]: see HourFeed.swift
+    try await runHourFeed(minutes: CommandLine.arguments.dropFirst(2).first.flatMap(Int.init) ?? 60, clips: Array(clips))
+    exit(0)
+}
 
 func percentile(_ values: [Double], _ p: Double) -> Double {
     guard !values.isEmpty else { return .nan }

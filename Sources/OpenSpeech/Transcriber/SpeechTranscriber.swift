@@ -6,8 +6,9 @@ import SpeechAudio
 ///
 /// Add it to a `SpeechAnalyzer`, feed audio, and read `results`. Without `.volatileResults`, each result is a
 /// final segment (a phrase or sentence) with the model's punctuation and capitalization. With it, volatile
-/// results (re-decoded every second, or half second with `.fastResults`) are replaced by final ones as two
-/// consecutive decodings agree (LocalAgreement-2).
+/// results (re-decoded every half second, or quarter second with `.fastResults`, while the machine keeps up) are
+/// replaced by final ones as two consecutive decodings a second of audio apart agree (LocalAgreement-2); the finals
+/// depend on the audio alone, not on the machine's speed (`VolatileDecodeSchedule`).
 ///
 /// Differs from Apple's: the locale picks a catalog model (English: `whisper-tiny.en`, others `whisper-base`),
 /// or `EngineConfiguration.modelID` names one; each result's text keeps Whisper's leading space except the
@@ -96,7 +97,8 @@ public final class SpeechTranscriber: LocaleDependentSpeechModule, AnalyzerDrive
         processor = TranscriptionProcessor(
             settings: .init(
                 locale: locale, modelID: engineConfiguration.modelID,
-                volatile: volatile, stepSeconds: reportingOptions.contains(.fastResults) ? 0.5 : 1.0,
+                volatile: volatile, stepSeconds: VolatileDecodeSchedule.agreementSeconds,
+                previewSeconds: VolatileDecodeSchedule.previewSeconds(fastResults: reportingOptions.contains(.fastResults)),
                 beamSize: engineConfiguration.beamSize ?? (volatile ? 1 : 5),
                 wordTimes: attributeOptions.contains(.audioTimeRange) || engineConfiguration.wordTimestamps,
                 timeRangeAttributes: attributeOptions.contains(.audioTimeRange),

@@ -12,7 +12,10 @@ actor TranscriptionProcessor: ModuleProcessor {
         var locale: Locale
         var modelID: String?
         var volatile: Bool
+        /// Audio between volatile mode's agreement decodings (its finals depend on it alone).
         var stepSeconds: Double
+        /// New audio before a volatile-only preview decoding, when keeping up (nil: none). See `VolatileDecodeSchedule`.
+        var previewSeconds: Double? = nil
         var beamSize: Int
         var wordTimes: Bool
         var timeRangeAttributes: Bool
@@ -70,10 +73,14 @@ actor TranscriptionProcessor: ModuleProcessor {
     private var agreement = LocalAgreement()
     /// Results are final up to this timeline sample.
     private var finalizedThrough: Int64 = 0
-    private var decodedThrough: Int64 = 0
+    /// When the window is decoded: agreement decodings on the audio's schedule, previews when keeping up.
+    private var schedule: VolatileDecodeSchedule
     private var showingVolatile = false
     /// Volatile, detecting the language: the language decided in the first speech (nil before).
     private var liveLanguage: DetectedLanguage?
+    /// The most audio one decoding of the window heard, in samples: what bounds a step's cost (tests read it).
+    private(set) var longestWindow = 0
+    var longestWindowSeconds: Double { Double(longestWindow) / Self.rate }
 
     /// The engine's work runs on a queue of this module's own, not on the cooperative pool.
     private let executor = EngineExecutor(label: "openspeech.transcriber")
@@ -85,6 +92,7 @@ actor TranscriptionProcessor: ModuleProcessor {
         self.output = output
         self.end = end
         results = TranscriptionResultBuilder(settings: settings)
+        schedule = VolatileDecodeSchedule(agreementStep: settings.stepSeconds, previewStep: settings.previewSeconds)
         // Whisper's initial prompt: text as if heard before the audio, which the transcript then continues.
         if let prompt = settings.initialPrompt?.trimmingCharacters(in: .whitespacesAndNewlines), !prompt.isEmpty {
             promptText = " " + prompt
@@ -164,8 +172,10 @@ actor TranscriptionProcessor: ModuleProcessor {
         received = start + Int64(samples.count)
         if settings.volatile {
             buffer.append(contentsOf: samples)
-            if Double(bufferStart + Int64(buffer.count) - decodedThrough) >= settings.stepSeconds * Self.rate {
-                try decodeVolatile()
+            switch schedule.received(through: bufferStart + Int64(buffer.count), at: Self.now()) {
+            case .agreement: try decodeVolatile()
+            case .preview: try previewVolatile()
+            case nil: break
             }
         } else {
             let stream = try finalOnlyStream(at: start)
@@ -192,7 +202,7 @@ actor TranscriptionProcessor: ModuleProcessor {
         let drop = Int(min(max(start - bufferStart, 0), Int64(buffer.count)))
         guard drop > 0 else { return }
         dropBuffered(drop)
-        decodedThrough = max(decodedThrough, bufferStart)
+        schedule.restart(at: bufferStart)
         agreement.skip(to: Double(bufferStart) / Self.rate)
         finalizedThrough = max(finalizedThrough, bufferStart)
     }
@@ -226,7 +236,7 @@ actor TranscriptionProcessor: ModuleProcessor {
         if settings.volatile {
             buffer.removeAll(keepingCapacity: true)
             bufferStart = start
-            decodedThrough = start
+            schedule.restart(at: start)
             agreement.skip(to: Double(start) / Self.rate)
         } else {
             finalOnly = nil
@@ -261,17 +271,33 @@ actor TranscriptionProcessor: ModuleProcessor {
     /// Decodes the window, commits the words that agree with the previous decoding, shows the rest.
     private func decodeVolatile() throws {
         let words = try decodeWindowWords()
-        decodedThrough = bufferStart + Int64(buffer.count)
+        schedule.decoded(.agreement, through: bufferStart + Int64(buffer.count))
         commit(agreement.agree(with: words))
         showVolatile()
         trimWindow()
     }
 
+    /// Decodes the window and shows its words as volatile, leaving the agreement alone (see
+    /// `VolatileDecodeSchedule`): the finals do not depend on whether previews ran.
+    private func previewVolatile() throws {
+        // A window past Whisper's 30 s is the agreement decoding's to handle (it commits): no preview of it.
+        guard buffer.count <= Int(28 * Self.rate) else { return }
+        let words = try decodeWindowWords()
+        schedule.decoded(.preview, through: bufferStart + Int64(buffer.count))
+        guard !words.isEmpty || showingVolatile else { return }
+        output(results.volatile(words, start: agreement.committedEnd,
+                                end: Double(bufferStart + Int64(buffer.count)) / Self.rate))
+        showingVolatile = !words.isEmpty
+    }
+
+    /// Wall-clock seconds (monotonic), for the schedule's estimate of the backlog.
+    private static func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+
     /// Commits everything up to `endSample`, decoding the latest audio first, and drops that audio.
     private func commitVolatile(through endSample: Int64) throws {
-        if decodedThrough < bufferStart + Int64(buffer.count) || agreement.pending.isEmpty {
+        if schedule.agreedThrough < bufferStart + Int64(buffer.count) || agreement.pending.isEmpty {
             agreement.setPending(try decodeWindowWords(force: true))
-            decodedThrough = bufferStart + Int64(buffer.count)
+            schedule.decoded(.agreement, through: bufferStart + Int64(buffer.count))
         }
         let limit = Double(endSample) / Self.rate
         commit(agreement.takePending(endingBy: limit), through: limit)
@@ -299,11 +325,14 @@ actor TranscriptionProcessor: ModuleProcessor {
             // The language is decided in the first speech, then kept: until then nothing is decoded.
             guard try decideLiveLanguage(window, force: force) else { return [] }
         }
+        longestWindow = max(longestWindow, window.count)
         var options = engineOptions()
         options.wordTimestamps = true
         options.temperatures = [0]
+        let started = Self.now()
         let segments = try session.decodeWindow(samples: window, previousTokens: promptTokens(promptText),
                                                 timeOffset: Double(bufferStart) / Self.rate, options: options)
+        schedule.measured(decodeSeconds: Self.now() - started)
         let speech = segments.filter { !($0.noSpeechProb > 0.6 && $0.avgLogProb < -1) }
         var words = speech.flatMap { $0.words ?? [] }
         if let gate { words = gate.keep(words) }
@@ -329,7 +358,7 @@ actor TranscriptionProcessor: ModuleProcessor {
         guard force || agreement.shouldTrim(windowSeconds: Double(buffer.count) / Self.rate) else { return }
         let drop = min(buffer.count, max(0, Int((agreement.committedEnd * Self.rate).rounded()) - Int(bufferStart)))
         dropBuffered(drop)
-        decodedThrough = max(decodedThrough, bufferStart)
+        schedule.restart(at: bufferStart)
         promptText = (promptText + agreement.trimmedText()).suffix(2_000).description
     }
 

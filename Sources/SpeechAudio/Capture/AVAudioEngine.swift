@@ -23,7 +23,9 @@ extension Notification.Name {
 ///   `droppedFrameCount`, reported on stderr, and seen by the tap as a jump in `AVAudioTime.sampleTime`.
 /// - When the input disappears mid-stream, capture stops: `isRunning` becomes false, `captureError` says why,
 ///   `captureFailureHandler` is called and `.AVAudioEngineConfigurationChange` is posted.
-/// - `pause()` is `stop()`: the device is released.
+/// - `pause()` corks the input's stream: the device stays open and configured, nothing is captured or delivered
+///   until `start()` (sample times go on from where they stopped); audio captured before the pause is still
+///   delivered. `stop()` releases the device.
 public final class AVAudioEngine: Sendable {
     /// The node that captures the chosen input, where taps receive its audio.
     public let inputNode: AVAudioInputNode
@@ -46,6 +48,8 @@ public final class AVAudioEngine: Sendable {
         var droppedBefore: Int64 = 0
         var error: AudioError?
         var failureHandler: (@Sendable (AudioError) -> Void)?
+        /// The running capture is paused (its stream corked).
+        var paused = false
     }
 
     /// An engine with its input, output and main mixer nodes, not yet running.
@@ -61,7 +65,7 @@ public final class AVAudioEngine: Sendable {
     }
 
     /// Whether the engine is capturing.
-    public var isRunning: Bool { state.withLock { $0.run.map { !$0.hasFailed } ?? false } }
+    public var isRunning: Bool { state.withLock { state in !state.paused && state.run.map { !$0.hasFailed } ?? false } }
 
     /// Prepares to start; nothing to prepare here (`start()` opens the input).
     public func prepare() {}
@@ -75,7 +79,12 @@ public final class AVAudioEngine: Sendable {
         #if canImport(CPulse)
         try state.withLock { (state: inout State) throws(AudioError) in
             if let run = state.run {
-                guard run.hasFailed else { return }
+                guard run.hasFailed else {
+                    if state.paused { run.capture.setPaused(false) }
+                    state.paused = false
+                    return
+                }
+                state.paused = false
                 state.run = nil
                 run.end(waitForDelivery: !run.isDeliveryThread)
                 // Read once the capture thread has ended: it alone writes the position.
@@ -111,7 +120,7 @@ public final class AVAudioEngine: Sendable {
     public func stop() {
         #if canImport(CPulse)
         let run = state.withLock { state -> RunningCapture? in
-            defer { state.run = nil }
+            defer { state.run = nil; state.paused = false }
             return state.run
         }
         guard let run else { return }
@@ -125,8 +134,18 @@ public final class AVAudioEngine: Sendable {
         #endif
     }
 
-    /// Stops the engine (Apple's keeps the device open; here the device is released as by `stop()`).
-    public func pause() { stop() }
+    /// Pauses the engine: the input stays open and configured (its stream corked), taps receive nothing more of what
+    /// it hears, and `start()` resumes at once. Does nothing when not running.
+    public func pause() {
+        #if canImport(CPulse)
+        let run = state.withLock { state -> RunningCapture? in
+            guard let run = state.run, !run.hasFailed, !state.paused else { return nil }
+            state.paused = true
+            return run
+        }
+        run?.capture.setPaused(true)
+        #endif
+    }
 
     /// Resets the engine's nodes; when stopped, sample times start again from 0.
     public func reset() {

@@ -24,6 +24,10 @@ final class PulseAudioCapture: @unchecked Sendable {
     private let stopRequested = Atomic(false)
     private let finished = DispatchSemaphore(value: 0)
     private let started = Atomic(false)
+    /// Whether the stream should be corked (paused: the server keeps it but sends nothing); set by any thread.
+    private let corkRequested = Atomic(false)
+    /// Whether the stream is corked; the capture thread's alone.
+    private var corked = false
 
     /// Opens `sourceName` (nil: the server's default source), frames numbered from `startFrame`, into a queue of
     /// `queueSeconds`. Waits at most a few seconds for the server.
@@ -89,6 +93,11 @@ final class PulseAudioCapture: @unchecked Sendable {
         started.store(true, ordering: .sequentiallyConsistent)
         let thread = Thread { [self] in
             while !stopRequested.load(ordering: .acquiring), failure == nil {
+                let cork = corkRequested.load(ordering: .acquiring)
+                if cork != corked, let operation = pa_stream_cork(stream, cork ? 1 : 0, nil, nil) {
+                    pa_operation_unref(operation)
+                    corked = cork
+                }
                 if pa_mainloop_iterate(connection.mainloop, 1, nil) < 0 {
                     failure = .captureFailed(detail: "the sound server connection broke")
                 }
@@ -110,6 +119,13 @@ final class PulseAudioCapture: @unchecked Sendable {
         connection.wakeUp()
         finished.wait()
         finished.signal()  // a second stop() returns at once
+    }
+
+    /// Corks the stream (`true`: the input stays open, the server sends nothing) or uncorks it; takes effect on the
+    /// capture thread at once.
+    func setPaused(_ paused: Bool) {
+        corkRequested.store(paused, ordering: .releasing)
+        connection.wakeUp()
     }
 
     private func readAvailable(_ stream: OpaquePointer) {

@@ -1,0 +1,121 @@
+/// When volatile transcription decodes its window: a pure value type over timeline samples and wall-clock seconds,
+/// tested without a model; `TranscriptionProcessor` asks it after each buffer.
+///
+/// Two kinds of decoding, so that finals stay a function of the audio alone while volatile text keeps up:
+/// - **Agreement decodings**, every `agreementStep` of audio, whatever the machine's speed. Only their words go
+///   through `LocalAgreement`, so the finals (and their times) are the same on a fast and a slow machine, fed in
+///   real time or all at once. When decoding is slower than real time they queue up, and finals lag.
+/// - **Previews**, volatile only: between agreement decodings, once `previewStep` of new audio arrived, and only
+///   while the transcriber keeps up with a live source. Their words are shown as volatile text and then forgotten;
+///   they never commit anything. A preview is skipped, not postponed, when it would delay the next agreement
+///   decoding (the audio waiting, `backlog`, plus twice a decoding's recent wall time exceeds the audio still to
+///   come before that decoding: decode times vary on a busy machine, and one late agreement decoding makes every
+///   later one late until the next pause), when audio is waiting beyond `tolerance`, or when audio arrives faster than real time
+///   (a file, or a source whose audio queued up before the analyzer started): pending decode points are coalesced
+///   into the next decoding, which shows the newest audio anyway, instead of queueing. On a machine too busy to
+///   decode more than once a second, there are no previews, and volatile results are the agreement decodings'.
+///
+/// Coalescing was chosen over cheaper volatile decodings because most of a decoding's cost is the encoder's fixed
+/// 30 s window: a cheaper search saves little (volatile decoding is greedy already), a skipped decoding saves all.
+///
+/// The backlog is estimated from wall time minus audio time at each buffer: for a live source with nothing waiting it
+/// stays at its floor (the capture's latency), and rises above it by the audio waiting. Audio arriving faster than
+/// real time shows as that floor still falling over the last `horizon` of audio.
+struct VolatileDecodeSchedule: Sendable, Equatable {
+    enum Decoding: Sendable, Equatable {
+        /// Decode and commit what agrees with the previous agreement decoding.
+        case agreement
+        /// Decode and show the words as volatile only.
+        case preview
+    }
+
+    /// `SpeechTranscriber`'s agreement step: one second of audio, with or without `.fastResults` (at half a second
+    /// the decodings fell behind real time on a busy 2-core machine, and finals with them).
+    static let agreementSeconds = 1.0
+
+    /// `SpeechTranscriber`'s preview step: a quarter second with `.fastResults`, half a second without.
+    static func previewSeconds(fastResults: Bool) -> Double { fastResults ? 0.25 : 0.5 }
+
+    /// Audio between agreement decodings, in samples.
+    let agreementStep: Int64
+    /// New audio before a preview, in samples; nil: no previews.
+    let previewStep: Int64?
+    /// The backlog, and the fall of the floor over `horizon`, a preview tolerates (seconds): about a capture
+    /// buffer and the delivery's jitter.
+    let tolerance: Double
+    /// Audio over which the floor's fall is measured, in samples.
+    let horizon: Int64
+    /// Samples per second.
+    let rate: Double
+
+    /// The timeline sample through which the last agreement decoding heard.
+    private(set) var agreedThrough: Int64 = 0
+    /// The timeline sample through which the last decoding of either kind heard.
+    private(set) var decodedThrough: Int64 = 0
+    /// The least (wall time − audio time) seen so far, and at the buffers of the last `horizon` of audio (the first
+    /// one older than it kept).
+    private var floors: [FloorMark] = []
+    /// Wall time minus audio time at the last buffer.
+    private var lastOffset: Double?
+    /// A decoding's recent wall time (seconds; an exponential average), nil before the first.
+    private(set) var decodeSeconds: Double?
+
+    struct FloorMark: Sendable, Equatable {
+        var audio: Int64
+        var floor: Double
+    }
+
+    init(agreementStep: Double, previewStep: Double?, tolerance: Double = 0.35, horizon: Double = 1.5,
+         rate: Double = 16_000) {
+        self.rate = rate
+        self.agreementStep = Int64((agreementStep * rate).rounded())
+        self.previewStep = previewStep.map { Int64(($0 * rate).rounded()) }
+        self.tolerance = tolerance
+        self.horizon = Int64((horizon * rate).rounded())
+    }
+
+    /// Seconds of audio received but not yet handed to the transcriber when the last buffer was (an estimate).
+    var backlog: Double {
+        guard let floor = floors.last?.floor, let lastOffset else { return 0 }
+        return lastOffset - floor
+    }
+
+    /// Whether audio has been arriving at real-time pace over the last `horizon` (not faster; the first `horizon`
+    /// of audio is not known to be live).
+    var arrivesInRealTime: Bool {
+        guard let oldest = floors.first, let newest = floors.last, newest.audio - oldest.audio >= horizon else { return false }
+        return oldest.floor - newest.floor <= tolerance
+    }
+
+    /// Audio through timeline sample `audioEnd` was received at wall-clock `now` (seconds, any origin): the decoding
+    /// to run now, if any.
+    mutating func received(through audioEnd: Int64, at now: Double) -> Decoding? {
+        let offset = now - Double(audioEnd) / rate
+        lastOffset = offset
+        floors.append(FloorMark(audio: audioEnd, floor: Swift.min(floors.last?.floor ?? offset, offset)))
+        while floors.count > 2 && floors[1].audio <= audioEnd - horizon { floors.removeFirst() }
+        if audioEnd - agreedThrough >= agreementStep { return .agreement }
+        guard let previewStep, audioEnd - decodedThrough >= previewStep,
+              backlog <= tolerance, arrivesInRealTime else { return nil }
+        let untilAgreement = Double(agreedThrough + agreementStep - audioEnd) / rate
+        guard backlog + 2 * (decodeSeconds ?? 0) <= untilAgreement else { return nil }
+        return .preview
+    }
+
+    /// A decoding of the window took `seconds` of wall time (windows of silence, not decoded, are not measured).
+    mutating func measured(decodeSeconds seconds: Double) {
+        decodeSeconds = decodeSeconds.map { 0.7 * $0 + 0.3 * seconds } ?? seconds
+    }
+
+    /// A decoding of `kind` heard the audio through `audioEnd`.
+    mutating func decoded(_ kind: Decoding, through audioEnd: Int64) {
+        if kind == .agreement { agreedThrough = Swift.max(agreedThrough, audioEnd) }
+        decodedThrough = Swift.max(decodedThrough, audioEnd)
+    }
+
+    /// The audio before timeline sample `sample` needs no decoding (skipped, dropped or trimmed): steps count from it.
+    mutating func restart(at sample: Int64) {
+        agreedThrough = Swift.max(agreedThrough, sample)
+        decodedThrough = Swift.max(decodedThrough, sample)
+    }
+}

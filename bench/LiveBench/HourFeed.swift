@@ -1,0 +1,94 @@
+// `live-bench hour [MINUTES]`: memory and cost per step over a long live stream (issue 14's "memory flat over a
+// one-hour stream"), accelerated. The same English clips as the latency run, each followed by 3 s of silence, looped
+// to MINUTES (default 60) of audio and fed in 100 ms `AnalyzerInput` buffers as fast as the analyzer takes them, to a
+// volatile SpeechTranscriber (word times) beside the SpeechDetector, as `openspeech listen` runs them. Prints the
+// process's resident memory and the wall time taken per stretch of audio every 5 minutes of audio, and the results
+// counted. Results are counted, not kept, so the figure is the library's.
+import Foundation
+import OpenSpeech
+import Synchronization
+import TestSupport
+
+/// The process's resident set, in megabytes (Linux: /proc/self/statm).
+func residentMegabytes() -> Double {
+    guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
+          let pages = statm.split(separator: " ").dropFirst().first.flatMap({ Double($0) }) else { return .nan }
+    return pages * Double(sysconf(Int32(_SC_PAGESIZE))) / 1_048_576
+}
+
+/// Writes a line to stdout at once (unbuffered: progress shows while the run goes on).
+func report(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+
+/// Buffers of a looped recording, made as the consumer asks for them; `checkpoint` is told the sample reached
+/// before each buffer.
+struct LoopedFeed: AsyncSequence, Sendable {
+    typealias Element = AnalyzerInput
+    let loop: [Float]
+    let totalSamples: Int
+    let checkpoint: @Sendable (Int) -> Void
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let feed: LoopedFeed
+        var position = 0
+        mutating func next() async -> AnalyzerInput? {
+            feed.checkpoint(position)
+            guard position < feed.totalSamples else { return nil }
+            let count = Swift.min(1_600, feed.totalSamples - position)
+            let format = AVAudioFormat(standardFormatWithSampleRate: 16_000, channels: 1)!
+            let buffer = AVAudioPCMBuffer(pcmFormat: format, frameCapacity: AVAudioFrameCount(count))!
+            buffer.frameLength = AVAudioFrameCount(count)
+            let channel = buffer.floatChannelData![0]
+            for index in 0..<count { channel[index] = feed.loop[(position + index) % feed.loop.count] }
+            position += count
+            return AnalyzerInput(buffer: buffer)
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(feed: self) }
+}
+
+func runHourFeed(minutes: Int, clips: [CorpusItem]) async throws {
+    var loop: [Float] = []
+    for clip in clips {
+        loop += try MonoAudio.load(contentsOf: clip.wav16kURL)
+        loop += [Float](repeating: 0, count: 3 * 16_000)
+    }
+    let english = Locale(identifier: "en-US")
+    let transcriber = SpeechTranscriber(locale: english, transcriptionOptions: [], reportingOptions: [.volatileResults],
+                                        attributeOptions: [.audioTimeRange])
+    let detector = SpeechDetector(detectionOptions: .init(sensitivityLevel: .medium), reportResults: false)
+    let analyzer = SpeechAnalyzer(modules: [transcriber, detector])
+    let format = await SpeechAnalyzer.bestAvailableAudioFormat(compatibleWith: [transcriber])!
+    try await analyzer.prepareToAnalyze(in: format)
+    let counts = Mutex((finals: 0, volatiles: 0, finalWords: 0))
+    let collector = Task {
+        for try await result in transcriber.results {
+            let words = String(result.text.characters).split(separator: " ").count
+            counts.withLock {
+                if result.isFinal { $0.finals += 1; $0.finalWords += words } else { $0.volatiles += 1 }
+            }
+        }
+    }
+    let every = 5 * 60 * 16_000
+    let started = Date()
+    let marks = Mutex((next: 0, lastWall: 0.0))
+    report(String(format: "hour feed: %.1f s loop (%d clips + 3 s pauses), %d min of audio, volatile + detector, whisper-tiny.en",
+                 Double(loop.count) / 16_000, clips.count, minutes))
+    report("audio min | RSS MB | wall s for the last 5 min | finals | final words | volatiles")
+    let feed = LoopedFeed(loop: loop, totalSamples: minutes * 60 * 16_000) { position in
+        marks.withLock { mark in
+            guard position >= mark.next else { return }
+            let wall = Date().timeIntervalSince(started)
+            let (finals, volatiles, words) = counts.withLock { ($0.finals, $0.volatiles, $0.finalWords) }
+            report(String(format: "%9d | %6.1f | %25.1f | %6d | %11d | %9d", position / (60 * 16_000), residentMegabytes(),
+                         wall - mark.lastWall, finals, words, volatiles))
+            mark = (mark.next + every, wall)
+        }
+    }
+    _ = try await analyzer.analyzeSequence(feed)
+    try await analyzer.finalizeAndFinishThroughEndOfInput()
+    try await collector.value
+    let (finals, volatiles, words) = counts.withLock { ($0.finals, $0.volatiles, $0.finalWords) }
+    report(String(format: "end: RSS %.1f MB; %d finals (%d words), %d volatiles; %.0f s wall for %d min of audio",
+                 residentMegabytes(), finals, words, volatiles, Date().timeIntervalSince(started), minutes))
+}
