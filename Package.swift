@@ -157,3 +157,23 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+/// `OPENSPEECH_SANITIZE=address|thread|fuzzer` (scripts/sanitize, scripts/fuzz) builds OpenSpeech's own targets with that
+/// sanitizer (`fuzzer`: AddressSanitizer plus libFuzzer's coverage; the fuzz targets' executable also links libFuzzer's
+/// driver, the test runner does not, so the tests run in that build too). Dependencies are built as usual: they are
+/// not the code under test, and switching sanitizers in one build folder then recompiles only our modules.
+if let sanitizer = Context.environment["OPENSPEECH_SANITIZE"] {
+    let (swiftFlags, cFlags, linkFlags): ([String], [String], [String]) = switch sanitizer {
+    case "address", "thread": (["-sanitize=\(sanitizer)"], ["-fsanitize=\(sanitizer)"], ["-sanitize=\(sanitizer)"])
+    // gold fails on the fuzz targets' executable (an internal error in its DWARF reader): lld links it.
+    case "fuzzer": (["-sanitize=fuzzer,address", "-DOPENSPEECH_FUZZ"], ["-fsanitize=fuzzer-no-link,address"],
+                    ["-sanitize=address", "-use-ld=lld"])
+    default: fatalError("OPENSPEECH_SANITIZE must be address, thread or fuzzer, not \(sanitizer)")
+    }
+    for target in package.targets where target.type != .system {
+        let driver = sanitizer == "fuzzer" && target.name == "openspeech-fuzz" ? ["-sanitize=fuzzer"] : []
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(swiftFlags)]
+        target.cSettings = (target.cSettings ?? []) + [.unsafeFlags(cFlags)]
+        target.linkerSettings = (target.linkerSettings ?? []) + [.unsafeFlags(linkFlags + driver)]
+    }
+}

@@ -111,33 +111,15 @@ struct LanguageWindowsTests {
     func liveDetects() async throws {
         try await Self.ready()
         let clip = try #require(Corpus.item("pv-leopard-fr"))
-        let executable = try #require(OpenSpeechExecutable.url)
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = ["transcribe", "-", "--no-download"]
-        process.environment = ProcessInfo.processInfo.environment.merging(["OPENSPEECH_HOME": TestModels.home.path]) { $1 }
-        // One pipe for stdout and stderr: one reader blocks one thread of the (small) cooperative pool, not two.
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let reader = Task.detached { output.fileHandleForReading.readDataToEndOfFile() }
         // The WAV stream at twice real time, in 0.25 s pieces.
-        let bytes = try Data(contentsOf: clip.wav16kURL)
-        var offset = 0
-        while offset < bytes.count {
-            let end = min(offset + 8_000, bytes.count)
-            try input.fileHandleForWriting.write(contentsOf: bytes[offset..<end])
-            offset = end
-            try await Task.sleep(for: .milliseconds(125))
-        }
-        try input.fileHandleForWriting.close()
-        let lines = String(decoding: await reader.value, as: UTF8.self).split(separator: "\n")
+        let (status, output) = try await runFeedingStandardInput(
+            try #require(OpenSpeechExecutable.url), ["transcribe", "-", "--no-download"],
+            environment: ["OPENSPEECH_HOME": TestModels.home.path], bytes: try Data(contentsOf: clip.wav16kURL),
+            piece: 8_000, every: .milliseconds(125))
+        let lines = output.split(separator: "\n")
         let messages = lines.filter { $0.hasPrefix("openspeech:") }.joined(separator: "\n")
         let text = lines.filter { !$0.hasPrefix("openspeech:") && !$0.contains("\r") }.joined(separator: " ")
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(messages)")
+        #expect(status == 0, "\(messages)")
         #expect(messages.contains("detected French (fr)"), "\(messages)")
         let rate = WordErrorRate.score(reference: clip.transcript, hypothesis: text, language: "fr").rate
         #expect(rate < 0.5, "WER \(rate): \(text)")

@@ -109,29 +109,10 @@ import TestSupport
 
     /// Runs `transcribe -` with `arguments`, writing `bytes` to its stdin in 0.25 s pieces at four times real time.
     static func transcribeStandardInput(_ bytes: Data, bytesPerSecond: Int, arguments: [String]) async throws -> (Int32, String) {
-        let executable = try #require(OpenSpeechExecutable.url)
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = ["transcribe", "-", "--locale", "en-US", "--quiet"] + arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(["OPENSPEECH_HOME": TestModels.home.path]) { $1 }
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let reader = Task.detached { output.fileHandleForReading.readDataToEndOfFile() }
-        let piece = bytesPerSecond / 4
-        var offset = 0
-        while offset < bytes.count {
-            let end = min(offset + piece, bytes.count)
-            try input.fileHandleForWriting.write(contentsOf: bytes[offset..<end])
-            offset = end
-            try await Task.sleep(for: .milliseconds(62))
-        }
-        try input.fileHandleForWriting.close()
-        let data = await reader.value
-        #expect(try await waitForExit(process, within: .seconds(60)))
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        try await runFeedingStandardInput(
+            try #require(OpenSpeechExecutable.url), ["transcribe", "-", "--locale", "en-US", "--quiet"] + arguments,
+            environment: ["OPENSPEECH_HOME": TestModels.home.path], bytes: bytes, piece: bytesPerSecond / 4,
+            every: .milliseconds(62))
     }
 
     @Test("transcribe - reads a WAV stream from stdin as it arrives; JSON lines of live results")
