@@ -55,9 +55,15 @@ def openspeech(binary, files, extra, output_dir=None):
     command = [binary, "transcribe", *files, *extra, "--quiet"]
     if output_dir:
         command += ["--output-dir", output_dir]
-    start = time.perf_counter()
+    start, before = time.perf_counter(), os.times()
     done = subprocess.run(command, check=True, capture_output=True, text=True)
+    after = os.times()
+    cpu_seconds.append(after.children_user - before.children_user + after.children_system - before.children_system)
     return time.perf_counter() - start, done.stdout
+
+
+# CPU time (user + sys) of each openspeech run, in order: steadier than wall time on a loaded machine.
+cpu_seconds = []
 
 
 def main():
@@ -118,23 +124,32 @@ def main():
     best = {"auto": float("inf"), "en-US": float("inf")}
     texts = {}
     per_file = {"auto": float("inf"), "en-US": float("inf")}
+    cpu = {"all": {"auto": [], "en-US": []}, "per-file": {"auto": [], "en-US": []}}
     for _ in range(args.repeats):
         for name, extra in (("en-US", ["--locale", "en-US"]), ("auto", [])):
             elapsed, text = openspeech(args.openspeech, files, common + extra)
+            cpu["all"][name].append(cpu_seconds[-1])
             best[name] = min(best[name], elapsed)
             texts[name] = text
         for name, extra in (("en-US", ["--locale", "en-US"]), ("auto", [])):
             total = sum(openspeech(args.openspeech, [f], common + extra)[0] for f in files)
+            cpu["per-file"][name].append(sum(cpu_seconds[-len(files):]))
             per_file[name] = min(per_file[name], total)
     print(f"\nEnglish clips ({len(english)} files, {audio:.0f} s: ls-clean, jfk, longform), best of {args.repeats}")
     print(f"{'invocation':<28}{'--locale en-US s':>18}{'no --locale s':>16}{'added':>9}")
     for label, run in (("all files in one", best), ("one per file (load each)", per_file)):
         print(f"{label:<28}{run['en-US']:>18.2f}{run['auto']:>16.2f}{100 * (run['auto'] / run['en-US'] - 1):>8.1f}%")
+    print(f"CPU s (user + sys), alternated runs, {args.repeats} each:")
+    for label, runs in cpu.items():
+        en, auto = runs["en-US"], runs["auto"]
+        mean = lambda values: sum(values) / len(values)
+        print(f"  {label:<10} --locale en-US {' '.join(f'{v:.2f}' for v in en)}; no --locale {' '.join(f'{v:.2f}' for v in auto)}"
+              f"; added {100 * (min(auto) / min(en) - 1):+.1f} % best, {100 * (mean(auto) / mean(en) - 1):+.1f} % mean")
     print(f"identical text with and without --locale: {texts['auto'] == texts['en-US']}")
 
     with open(args.output, "w", encoding="utf-8") as f:
         json.dump({"multilingual": rows, "openspeech": ours, "faster_whisper": theirs, "english_best": best,
-                   "english_per_file": per_file, "identical": texts["auto"] == texts["en-US"]}, f, indent=1)
+                   "english_per_file": per_file, "english_cpu": cpu, "identical": texts["auto"] == texts["en-US"]}, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -6,8 +6,9 @@ import SpeechEngine
 /// Detects the language of a recording with a multilingual Whisper model: the model's language token on the first
 /// 6 s of speech (`FirstLook`), else on the first 30 s (`FirstSpeech`) and more windows while it is unsure
 /// (`LanguageVote`), each encoded over its audio alone, not Whisper's padding (`DetectionEncoding`); the audio's
-/// first 30 s as they are, padded as faster-whisper pads them, when the speech left it unsure. The model is loaded once per
-/// process (the shared model cache) and the work runs on a queue of its own, off Swift's cooperative pool.
+/// first 30 s as they are, padded as faster-whisper pads them, when the speech left it unsure. Detection runs on the
+/// whole model when it is loaded already (it transcribes too), else on what detection needs of it alone
+/// (`LanguageDetectionModel`, loaded once per process); the work runs on a queue of its own, off the cooperative pool.
 actor SpokenLanguageIdentifier {
     enum Input: Sendable {
         case file(URL)
@@ -27,9 +28,14 @@ actor SpokenLanguageIdentifier {
                 + "installed. Install it with `openspeech models install \(modelID)`, or give the language.")
         }
         let key = ModelCache.Key(directory: directory, computeType: computeType)
-        let model = try await ModelCache.shared.acquire(key, retention: .processLifetime)
+        // The whole model when it is loaded already (it transcribes too); else what detection needs of it alone.
+        guard let model = await ModelCache.shared.acquireIfLoaded(key) else {
+            let session = LanguageDetectionSession(model: try DetectionModelCache.shared.model(key))
+            return try identify(input, session: session, detectsSpeech: detectsSpeech, store: store)
+        }
         do {
-            let detected = try identify(input, model: model, detectsSpeech: detectsSpeech, store: store)
+            let detected = try identify(input, session: WhisperSession(model: model, maxBeams: 1),
+                                        detectsSpeech: detectsSpeech, store: store)
             await ModelCache.shared.release(key)
             return detected
         } catch {
@@ -38,7 +44,7 @@ actor SpokenLanguageIdentifier {
         }
     }
 
-    private func identify(_ input: Input, model: WhisperModel, detectsSpeech: Bool,
+    private func identify(_ input: Input, session: any LanguageDetecting, detectsSpeech: Bool,
                           store: ModelStore) throws -> DetectedLanguage? {
         let detector = detectsSpeech ? SpeechDetector.makeVoiceActivityDetector(store: store).0 : nil
         let speech: FirstSpeech
@@ -54,19 +60,18 @@ actor SpokenLanguageIdentifier {
                 return Array(samples[offset..<end])
             }, detector: detector)
         }
-        let session = WhisperSession(model: model, maxBeams: 1)
         var vote = try Self.vote(speech, session: session)
         // Still unsure after the speech: the audio's first 30 s as they are (what faster-whisper hears) count too, in
         // case the detector cut what told the language apart.
         if detectsSpeech && vote.windows > 0 && !vote.isSure {
             let raw = try Self.firstWindow(of: input)
-            if !raw.isEmpty { vote.add(try session.detectLanguage(samples: raw)) }
+            if !raw.isEmpty { vote.add(try session.detectLanguage(samples: raw, encodedPositions: nil)) }
         }
         return vote.result
     }
 
     /// Hears windows of `speech` until the vote is decided.
-    static func vote(_ speech: FirstSpeech, session: WhisperSession,
+    static func vote(_ speech: FirstSpeech, session: any LanguageDetecting,
                      encoding: DetectionEncoding = DetectionEncoding(), look: FirstLook = FirstLook()) throws -> LanguageVote {
         var vote = LanguageVote()
         // A short first look, enough when the language is plain in it.

@@ -133,6 +133,34 @@ struct ModelFile {
         }
     }
 
+    /// Rows `rows` of a matrix variable in half precision, in that order (row i of the result is row `rows[i]`):
+    /// fp16 bytes copied as they are, other types rounded; only those rows' pages are read.
+    func halfMatrix(_ name: String, rows: [Int]) throws -> HalfMatrix {
+        guard let v = variable(name), v.shape.count == 2 else { throw ModelError.missingVariable(name) }
+        let columns = v.shape[1]
+        guard columns % 16 == 0 else { throw ModelError.unexpectedShape(name, v.shape) }
+        if let bad = rows.first(where: { !(0..<v.shape[0]).contains($0) }) {
+            throw ModelError.inconsistentModel(file: "model.bin", field: name,
+                                               reason: "has \(v.shape[0]) rows, too few for the token id \(bad)")
+        }
+        if v.dataType == .float16 {
+            return data.withUnsafeBytes { raw in
+                HalfMatrix(rows: rows.count, columns: columns) { out in
+                    for (i, row) in rows.enumerated() {
+                        UnsafeMutableRawPointer(out + i * columns)
+                            .copyMemory(from: raw.baseAddress! + v.offset + row * columns * 2, byteCount: columns * 2)
+                    }
+                }
+            }
+        }
+        let values = try tensor(name)
+        return HalfMatrix(rows: rows.count, columns: columns) { out in
+            for (i, row) in rows.enumerated() {
+                for c in 0..<columns { out[i * columns + c] = Float16(values.pointer[row * columns + c]).bitPattern }
+            }
+        }
+    }
+
     /// The `<name>_scale` of an int8/int16 variable: CTranslate2's multipliers from weight units to integer units,
     /// one per row or one for all. A scale that is not a positive finite number is a damaged file.
     func quantizationScales(_ name: String) throws -> [Float] {

@@ -26,6 +26,17 @@ struct DecoderLayerWeights: Sendable {
     let feedForward: FeedForwardWeights
 }
 
+/// How much of a model a load keeps.
+enum WeightScope: Sendable, Equatable {
+    /// Every weight, in the compute type's form: what transcription needs.
+    case everything
+    /// What one decoder step on `tokens[0]` and the logits of `tokens` alone need (language detection): the encoder
+    /// and the cross-attention keys/values in the compute type (as `everything` computes them), the decoder's step
+    /// weights in half precision, streamed once (no int8 conversion or packing for a single step), and only the
+    /// embedding rows of `tokens`: row i of `embedding` and of `outputProjection` is token `tokens[i]`.
+    case step(tokens: [Int])
+}
+
 /// All weights of a Whisper model, converted once at load to the compute type's form.
 struct WhisperWeights: Sendable {
     let dimensions: ModelDimensions
@@ -46,7 +57,8 @@ struct WhisperWeights: Sendable {
 
     /// Weights of `file` for products in `computeType`; `threads` (the sessions' `Parallel`) decides how many parts
     /// very large matrices are packed in, so that each thread streams its own part.
-    init(file: ModelFile, computeType requested: ComputeType = .float16, threads: Int = 1) throws {
+    init(file: ModelFile, computeType requested: ComputeType = .float16, threads: Int = 1,
+         scope: WeightScope = .everything) throws {
         func has(_ name: String) -> Bool { file.variable(name) != nil }
         func count(_ prefix: String) -> Int {
             var n = 0
@@ -100,6 +112,17 @@ struct WhisperWeights: Sendable {
             else {
                 throw ModelError.unexpectedShape(name, file.variable(name)?.shape ?? [])
             }
+            // One decoder step: the file's values streamed as they are (fp16) or in fp32, converted no further.
+            if alwaysHalf, scope != .everything {
+                guard v.dataType == .float16, inputs % 16 == 0 else {
+                    return Linear(weight: .full(try file.tensor(name, shape: [out, inputs])), bias: bias)
+                }
+                let matrix = try file.halfMatrix(name)
+                guard matrix.rows == out, matrix.columns == inputs else {
+                    throw ModelError.unexpectedShape(name, [matrix.rows, matrix.columns])
+                }
+                return Linear(weight: .half(matrix), bias: bias)
+            }
             #if canImport(CDNNL)
             if computeType != .float16 || !alwaysHalf {
                 // int8 without VNNI: the decoder's few-row products stay fp32 (oneDNN's int8 kernels copy the weights
@@ -143,11 +166,17 @@ struct WhisperWeights: Sendable {
         encoderPositions = try file.tensor("encoder/position_encodings/encodings", shape: [dimensions.audioContext, d])
         encoderNormGamma = try file.tensor("encoder/layer_norm/gamma", shape: [d])
         encoderNormBeta = try file.tensor("encoder/layer_norm/beta", shape: [d])
-        embedding = try file.halfMatrix("decoder/embeddings/weight")
-        if computeType == .float16 || !MatrixBackend.hasOneDNN {
+        if case .step(let tokens) = scope {
+            embedding = try file.halfMatrix("decoder/embeddings/weight", rows: tokens)
             outputProjection = Linear(weight: .half(embedding), bias: nil)
         } else {
-            outputProjection = try linear("decoder/embeddings/weight", dimensions.vocabularySize, d, bias: nil, alwaysHalf: true)
+            embedding = try file.halfMatrix("decoder/embeddings/weight")
+            if computeType == .float16 || !MatrixBackend.hasOneDNN {
+                outputProjection = Linear(weight: .half(embedding), bias: nil)
+            } else {
+                outputProjection = try linear("decoder/embeddings/weight", dimensions.vocabularySize, d, bias: nil,
+                                              alwaysHalf: true)
+            }
         }
         decoderPositions = try file.tensor("decoder/position_encodings/encodings", shape: [dimensions.textContext, d])
         decoderNormGamma = try file.tensor("decoder/layer_norm/gamma", shape: [d])

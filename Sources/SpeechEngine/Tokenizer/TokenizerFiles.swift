@@ -39,7 +39,7 @@ struct TokenizerFiles {
     }
 
     /// CTranslate2's vocabulary file: one token per line (empty lines are tokens too) or a JSON list.
-    private static func readVocabulary(_ directory: URL) throws -> [String]? {
+    static func readVocabulary(_ directory: URL) throws -> [String]? {
         if let data = try? Data(contentsOf: directory.appendingPathComponent("vocabulary.txt")) {
             var lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
             if lines.last?.isEmpty == true { lines.removeLast() }
@@ -64,7 +64,7 @@ struct TokenizerFiles {
     }
 
     /// A decoding error in one line: where in the file, and what was wrong.
-    private static func reason(_ error: any Error) -> String {
+    static func reason(_ error: any Error) -> String {
         func path(_ context: DecodingError.Context) -> String {
             let keys = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }
             return keys.isEmpty ? "" : " at \(keys.joined(separator: "."))"
