@@ -45,6 +45,7 @@ public final class LongFormTranscription {
     /// taken out and returned, for a transcription that goes on after this one.
     public func finish(at position: Int) -> [Float] {
         let rest = mel.truncate(to: max(position, decodedThrough))
+        state?.encodedAhead.removeAll()   // windows encoded ahead may reach past the new end
         mel.finish()
         return rest
     }
