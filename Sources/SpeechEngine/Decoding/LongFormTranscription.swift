@@ -62,7 +62,10 @@ public final class LongFormTranscription {
                 frames = min(window, mel.contentFrames - seek)
                 guard frames > 0 else { break }
             } else {
-                guard seek + window <= mel.completeFrames else { break }
+                // With batched encoding, a window waits for the audio of the full windows after it (the batch).
+                let batch = max(1, options.encoderBatchSize)
+                guard batch == 1 ? seek + window <= mel.completeFrames : seek + batch * window < mel.completeFrames
+                else { break }
                 frames = window
             }
             if state == nil { state = try session.startLongForm(mel, options: options) }

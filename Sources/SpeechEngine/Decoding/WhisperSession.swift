@@ -259,10 +259,14 @@ public final class WhisperSession {
         if let index = plan.reusable(state.encodedAhead.map(\.window), seek: state.seek, count: count) {
             let encoding = state.encodedAhead[index].encoding
             state.encodedAhead.removeFirst(index + 1)
+            EngineLog.debug("encoder batch: window at frame \(state.seek) was encoded ahead")
             encoding.withUnsafeBufferPointer { p in
                 StageTimes.measure(.crossKeysValues) { decoder.setMemory(p.baseAddress!) }
             }
             return
+        }
+        if !state.encodedAhead.isEmpty {
+            EngineLog.debug("encoder batch: \(state.encodedAhead.count) window(s) encoded ahead unused (seek \(state.seek))")
         }
         state.encodedAhead.removeAll()
         let windows = plan.windows(seek: state.seek, count: count, completeFrames: mel.completeFrames,
@@ -279,6 +283,7 @@ public final class WhisperSession {
         }
         let inputs = windows.indices.map { UnsafePointer(features + $0 * melSize) }
         let encoded = StageTimes.measure(.encoder) { encoder.encode(batch: inputs) }
+        EngineLog.debug("encoder batch: \(windows.count) windows from frame \(state.seek)")
         let rows = model.dimensions.audioContext * model.dimensions.modelWidth
         for i in windows.indices.dropFirst() {
             state.encodedAhead.append((windows[i], Array(UnsafeBufferPointer(start: encoded + i * rows, count: rows))))
