@@ -6,7 +6,8 @@
 /// audio and the options alone, never on how the audio was cut into pieces or when it came. The log-mel floor is
 /// the maximum of the audio from the start through each window's end (over a whole recording, `WhisperSession`'s
 /// `transcribe(samples:)` uses the recording's maximum, as faster-whisper: the two differ only when a window is
-/// quieter by 80 dB than audio after it). Memory is bounded: samples are kept from the next window's start only.
+/// quieter by 80 dB than audio after it). Memory is bounded: samples are kept from the next window's start only
+/// (with `TranscriptionOptions.encoderBatchSize` N > 1, a window waits for the N windows of its batch: N · 30 s).
 ///
 /// Not for concurrent use; it drives its session, which must not be used for anything else meanwhile.
 public final class LongFormTranscription {
