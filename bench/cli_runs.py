@@ -5,7 +5,8 @@ run JSON in the layout `whisper-bench report` reads (engine, options, wall time,
 
   cli_runs.py openspeech --openspeech BIN --corpus DIR --model ID --beam-size N [--compute-type T] [--no-vad] [--per-file]
                           --label LABEL --output FILE [--subsets a,b] [--compare FILE]
-  cli_runs.py faster-whisper --corpus DIR --model-dir DIR --compute-type T --beam-size N [--vad-filter]
+  cli_runs.py openspeech ... [--batch-size N]   (the CLI's --batch-size: windows encoded together)
+  cli_runs.py faster-whisper --corpus DIR --model-dir DIR --compute-type T --beam-size N [--vad-filter | --batched N]
                           --label LABEL --output FILE [--subsets a,b]
 
 The openspeech side times the whole invocation (model load included, as a user waits for it); --per-file runs
@@ -48,9 +49,11 @@ def run_openspeech(args, items):
     files = [wav_path(args.corpus, i) for i in items]
     base = [args.openspeech, "transcribe", "--locale", "en-US", "--model", args.model, "--beam-size",
             str(args.beam_size), "--compute-type", args.compute_type, "--format", "text", "--quiet"] \
-        + (["--no-vad"] if args.no_vad else [])
+        + (["--no-vad"] if args.no_vad else []) + (["--batch-size", str(args.batch_size)] if args.batch_size else [])
     texts = {}
     seconds = {}
+    global cpu_start
+    cpu_start = children_cpu()
     with tempfile.TemporaryDirectory() as out:
         start = time.perf_counter()
         if args.per_file:
@@ -67,18 +70,40 @@ def run_openspeech(args, items):
     return texts, seconds, wall, 0.0, children_peak_rss()
 
 
+def children_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def self_cpu():
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+cpu_start = 0.0
+
+
 def run_faster_whisper(args, items):
     from faster_whisper import WhisperModel
     t = time.perf_counter()
     model = WhisperModel(args.model_dir, device="cpu", compute_type=args.compute_type,
                          cpu_threads=os.cpu_count() or 2)
     load = time.perf_counter() - t
+    global cpu_start
+    cpu_start = self_cpu()
+    if args.batched:
+        from faster_whisper import BatchedInferencePipeline
+        pipeline = BatchedInferencePipeline(model=model)
     texts, seconds = {}, {}
     start = time.perf_counter()
     for item in items:
         t = time.perf_counter()
-        segments, _ = model.transcribe(wav_path(args.corpus, item), language="en", beam_size=args.beam_size,
-                                       vad_filter=args.vad_filter)
+        if args.batched:
+            segments, _ = pipeline.transcribe(wav_path(args.corpus, item), language="en", beam_size=args.beam_size,
+                                              batch_size=args.batched)
+        else:
+            segments, _ = model.transcribe(wav_path(args.corpus, item), language="en", beam_size=args.beam_size,
+                                           vad_filter=args.vad_filter)
         texts[item["id"]] = "".join(s.text for s in segments).strip()
         seconds[item["id"]] = time.perf_counter() - t
     wall = time.perf_counter() - start
@@ -97,6 +122,9 @@ def main():
     parser.add_argument("--no-vad", action="store_true")
     parser.add_argument("--per-file", action="store_true")
     parser.add_argument("--vad-filter", action="store_true")
+    parser.add_argument("--batch-size", type=int, default=0, help="openspeech: --batch-size N (0: not given)")
+    parser.add_argument("--batched", type=int, default=0,
+                        help="faster-whisper: its BatchedInferencePipeline with this batch size (0: WhisperModel)")
     parser.add_argument("--subsets", default="")
     parser.add_argument("--label", required=True)
     parser.add_argument("--output", required=True)
@@ -106,21 +134,24 @@ def main():
     items = read_manifest(args.corpus, [s for s in args.subsets.split(",") if s])
     if args.side == "openspeech":
         texts, seconds, wall, load, rss = run_openspeech(args, items)
+        cpu = children_cpu() - cpu_start
     else:
         texts, seconds, wall, load, rss = run_faster_whisper(args, items)
+        cpu = self_cpu() - cpu_start
     audio = sum(float(i["duration_s"]) for i in items)
     run = {
         "engine": args.label, "model": args.model, "multilingual": False,
         "options": {"compute_type": args.compute_type, "beam_size": args.beam_size,
                     "temperatures": [0, 0.2, 0.4, 0.6, 0.8, 1.0], "word_timestamps": False},
-        "load_seconds": load, "wall_seconds": wall, "audio_seconds": audio, "peak_rss_bytes": rss,
+        "load_seconds": load, "wall_seconds": wall, "cpu_seconds": cpu, "audio_seconds": audio, "peak_rss_bytes": rss,
         "clips": [{"id": i["id"], "subset": i["subset"], "language": i["language"],
                    "duration": float(i["duration_s"]), "reference": i["transcript"], "text": texts[i["id"]],
                    "seconds": seconds.get(i["id"], 0.0), "segments": []} for i in items],
     }
     with open(args.output, "w", encoding="utf-8") as f:
         json.dump(run, f, indent=1)
-    print(f"{args.label}: {audio:.1f} s of audio in {wall:.1f} s (RTFx {audio / wall:.2f})", file=sys.stderr)
+    print(f"{args.label}: {audio:.1f} s of audio in {wall:.1f} s (RTFx {audio / wall:.2f}), CPU {cpu:.1f} s",
+          file=sys.stderr)
     if args.compare:
         with open(args.compare, encoding="utf-8") as f:
             other = {c["id"]: c["text"] for c in json.load(f)["clips"]}

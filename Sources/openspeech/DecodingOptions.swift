@@ -12,6 +12,9 @@ struct DecodingOptions: ParsableArguments {
     @Option(help: "Step up the temperature by this much, up to 1, while a window's text is too repetitive or improbable; 0 turns the fallback off.")
     var temperatureIncrementOnFallback: Double = 0.2
 
+    @Option(help: "30 s windows the encoder runs at once: the one being decoded and full ones after it, used when the decoder reaches them (identical text at every size; default 1).")
+    var batchSize = 1
+
     @Option(help: "Threads the engine uses (default: the cores available, or OPENBLAS_NUM_THREADS).")
     var threads: Int?
 
@@ -31,6 +34,7 @@ struct DecodingOptions: ParsableArguments {
         guard (0...1).contains(temperature), (0...1).contains(temperatureIncrementOnFallback) else {
             throw ValidationError("--temperature and --temperature-increment-on-fallback must be from 0 to 1.")
         }
+        if !(1...16).contains(batchSize) { throw ValidationError("--batch-size must be from 1 to 16.") }
         if let threads, !(1...1024).contains(threads) { throw ValidationError("--threads must be from 1 to 1024.") }
     }
 

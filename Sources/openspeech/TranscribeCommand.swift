@@ -102,7 +102,7 @@ struct TranscribeCommand: AsyncParsableCommand {
             locale: chosen, modelID: model, beamSize: beamSize, wordTimestamps: format.needsWordTimes || wordTimestamps,
             detectsSpeech: !noVad, strict: strict, computeType: computeType, contextualStrings: try vocabulary.phrases(),
             prompt: decoding.prompt, temperatures: decoding.temperatures, detectsLanguage: detects, task: task,
-            detectsLanguagePerWindow: detectLanguagePerWindow))
+            detectsLanguagePerWindow: detectLanguagePerWindow).encodingBatches(of: decoding.batchSize))
         logger.debug("options: \(transcriber.options)")
         let progress = ProgressLine(enabled: !quiet)
         try await installModels(transcriber, progress: progress)

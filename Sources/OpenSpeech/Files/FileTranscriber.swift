@@ -45,6 +45,9 @@ public struct FileTranscriber: Sendable {
         public var prompt: String?
         /// The temperature fallback's temperatures, tried in order (nil: 0, 0.2 ... 1.0; `[0]`: no fallback).
         public var temperatures: [Double]?
+        /// 30 s windows encoded together (the one being decoded and full ones after it; identical text at every
+        /// size; 1: one at a time). See `SpeechTranscriber.EngineConfiguration.encoderBatchSize`.
+        public var encoderBatchSize = 1
 
         /// Options for `locale`; by default its model, beam 5, segment times only, speech detection on and lenient
         /// with truncated files.
@@ -245,7 +248,8 @@ public struct FileTranscriber: Sendable {
             engineConfiguration: .init(modelID: perWindow ? try requiredModelIDs()[0] : options.modelID ?? translationModelID,
                                        beamSize: options.beamSize, wordTimestamps: timed, computeType: options.computeType,
                                        initialPrompt: options.prompt, temperatures: options.temperatures, task: options.task,
-                                       detectsLanguage: perWindow, detectsLanguagePerWindow: perWindow),
+                                       detectsLanguage: perWindow, detectsLanguagePerWindow: perWindow)
+                .encodingBatches(of: options.encoderBatchSize),
             modelStore: store)
         let detector = options.detectsSpeech
             ? SpeechDetector(detectionOptions: .init(sensitivityLevel: .medium), reportResults: false, modelStore: store)

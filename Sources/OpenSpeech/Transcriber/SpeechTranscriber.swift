@@ -108,7 +108,8 @@ public final class SpeechTranscriber: LocaleDependentSpeechModule, AnalyzerDrive
                 computeType: engineConfiguration.computeType, initialPrompt: engineConfiguration.initialPrompt,
                 temperatures: engineConfiguration.temperatures, task: engineConfiguration.task,
                 detectsLanguage: engineConfiguration.detectsLanguage,
-                detectsLanguagePerWindow: engineConfiguration.detectsLanguagePerWindow && !volatile),
+                detectsLanguagePerWindow: engineConfiguration.detectsLanguagePerWindow && !volatile,
+                encoderBatchSize: volatile ? 1 : engineConfiguration.encoderBatchSize),
             output: { continuation.yield($0) },
             end: { error in error.map { continuation.finish(throwing: $0) } ?? continuation.finish() })
     }

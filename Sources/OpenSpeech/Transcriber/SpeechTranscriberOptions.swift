@@ -91,6 +91,9 @@ extension SpeechTranscriber {
         /// With `detectsLanguage`, final-only: detect the language of every 30 s window, not only of the first (for
         /// recordings in several languages); each result carries its window's language. Not in Apple's API.
         public var detectsLanguagePerWindow: Bool
+        /// Final-only: 30 s windows encoded together, the one being decoded and full ones after it, used when the
+        /// decoder reaches them (results identical at every size; 1: one at a time). Not in Apple's API.
+        public var encoderBatchSize = 1
 
         /// A configuration with these settings; by default the locale's model, the default beam and compute type,
         /// Whisper's temperature fallback, and transcription in the locale's language.
@@ -108,5 +111,14 @@ extension SpeechTranscriber {
             self.initialPrompt = initialPrompt
             self.temperatures = temperatures
         }
+    }
+}
+
+extension SpeechTranscriber.EngineConfiguration {
+    /// This configuration with `encoderBatchSize` set (at least 1).
+    func encodingBatches(of size: Int) -> Self {
+        var configuration = self
+        configuration.encoderBatchSize = max(1, size)
+        return configuration
     }
 }

@@ -37,6 +37,8 @@ actor TranscriptionProcessor: ModuleProcessor {
         var detectsLanguage = false
         /// Final-only, with `detectsLanguage`: the language of every 30 s window is detected.
         var detectsLanguagePerWindow = false
+        /// Final-only: windows encoded together (`TranscriptionOptions.encoderBatchSize`).
+        var encoderBatchSize = 1
     }
 
     static let rate = 16_000.0
@@ -386,6 +388,7 @@ actor TranscriptionProcessor: ModuleProcessor {
         // Volatile mode commits agreed words, not the beam's segments: it has no alternatives to keep.
         options.alternatives = settings.alternatives && !settings.volatile
         options.biasingPhrases = contextPhrases
+        options.encoderBatchSize = settings.encoderBatchSize
         if let temperatures = settings.temperatures, !temperatures.isEmpty { options.temperatures = temperatures }
         if let model, model.tokenizer.isMultilingual {
             options.language = settings.detectsLanguage ? liveLanguage?.language

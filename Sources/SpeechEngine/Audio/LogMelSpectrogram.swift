@@ -34,6 +34,9 @@ final class LogMelSpectrogram {
     /// The maximum of frames `0..<maximumThrough`, and, once fixed (a whole recording), the floor every window uses.
     private var maximum = -Float.infinity, maximumThrough = 0
     private var fixedFloor: Float?
+    /// Maxima of chunks of frames measured for windows encoded ahead (`maximumAhead`), for `runningMaximum` to take
+    /// instead of measuring them again (each the maximum of exactly the frames it would measure).
+    private var chunkMaxima: [Range<Int>: Float] = [:]
     private let frameBuffer = Buffer(), spectrumBuffer = Buffer(), powerBuffer = Buffer(), scratch = Buffer()
 
     /// A whole recording: the floor is 8 below the recording's maximum.
@@ -82,6 +85,7 @@ final class LogMelSpectrogram {
         let cut = min(max(position, origin), sampleCount) - origin
         let rest = Array(samples[cut...])
         samples.removeSubrange(cut...)
+        chunkMaxima.removeAll()
         return rest
     }
 
@@ -95,11 +99,14 @@ final class LogMelSpectrogram {
 
     /// Fills `output` (`[3000, melBins]`, time-major) with normalised frames `start ..< start+count` followed by
     /// zeros, as the reference pads a window. The frames must be complete (`completeFrames`).
-    func window(start: Int, count: Int, into output: UnsafeMutablePointer<Float>) {
+    /// `ahead`: a window encoded before the decoder reaches it (`EncoderBatchPlan`): its floor is the same, but the
+    /// running maximum is left where it was, so windows decoded before it see what they would without it.
+    func window(start: Int, count: Int, into output: UnsafeMutablePointer<Float>, ahead: Bool = false) {
         let n = min(count, Self.windowFrames)
         precondition(start + n <= completeFrames || ended, "LogMelSpectrogram: window past the audio received")
         // A stream's last window counts the padding frame too, as the whole recording's maximum does.
-        let floor = fixedFloor ?? (runningMaximum(through: ended && start + n >= contentFrames ? totalFrames : start + n) - 8)
+        let through = ended && start + n >= contentFrames ? totalFrames : start + n
+        let floor = fixedFloor ?? ((ahead ? maximumAhead(through: through) : runningMaximum(through: through)) - 8)
         computeLog10(frames: start..<(start + n), into: output)
         let lowest = SIMD16<Float>(repeating: floor)
         var i = 0, total = n * melBins
@@ -119,11 +126,40 @@ final class LogMelSpectrogram {
         let out = scratch.reserve(chunk * melBins)
         while maximumThrough < frame {
             let count = min(chunk, frame - maximumThrough)
-            computeLog10(frames: maximumThrough..<(maximumThrough + count), into: out)
-            maximum = Swift.max(maximum, Vector.max(out, count: count * melBins))
+            let range = maximumThrough..<(maximumThrough + count)
+            if let known = chunkMaxima[range] {
+                maximum = Swift.max(maximum, known)
+            } else {
+                computeLog10(frames: range, into: out)
+                maximum = Swift.max(maximum, Vector.max(out, count: count * melBins))
+            }
             maximumThrough += count
         }
+        if !chunkMaxima.isEmpty { chunkMaxima = chunkMaxima.filter { $0.key.lowerBound >= maximumThrough } }
         return maximum
+    }
+
+    /// What `runningMaximum(through:)` would return, without extending the running maximum (the same chunks of
+    /// frames, so the same values).
+    private func maximumAhead(through frame: Int) -> Float {
+        let chunk = Self.windowFrames
+        let out = scratch.reserve(chunk * melBins)
+        var value = maximum, measured = maximumThrough
+        while measured < frame {
+            let count = min(chunk, frame - measured)
+            let range = measured..<(measured + count)
+            let chunkMaximum: Float
+            if let known = chunkMaxima[range] {
+                chunkMaximum = known
+            } else {
+                computeLog10(frames: range, into: out)
+                chunkMaximum = Vector.max(out, count: count * melBins)
+                chunkMaxima[range] = chunkMaximum
+            }
+            value = Swift.max(value, chunkMaximum)
+            measured += count
+        }
+        return value
     }
 
     /// `log10(max(mel, 1e-10))` of frames in `range` (time-major), before clamping.

@@ -6,7 +6,8 @@
 /// audio and the options alone, never on how the audio was cut into pieces or when it came. The log-mel floor is
 /// the maximum of the audio from the start through each window's end (over a whole recording, `WhisperSession`'s
 /// `transcribe(samples:)` uses the recording's maximum, as faster-whisper: the two differ only when a window is
-/// quieter by 80 dB than audio after it). Memory is bounded: samples are kept from the next window's start only.
+/// quieter by 80 dB than audio after it). Memory is bounded: samples are kept from the next window's start only
+/// (with `TranscriptionOptions.encoderBatchSize` N > 1, a window waits for the N windows of its batch: N · 30 s).
 ///
 /// Not for concurrent use; it drives its session, which must not be used for anything else meanwhile.
 public final class LongFormTranscription {
@@ -45,6 +46,7 @@ public final class LongFormTranscription {
     /// taken out and returned, for a transcription that goes on after this one.
     public func finish(at position: Int) -> [Float] {
         let rest = mel.truncate(to: max(position, decodedThrough))
+        state?.encodedAhead.removeAll()   // windows encoded ahead may reach past the new end
         mel.finish()
         return rest
     }
@@ -61,7 +63,10 @@ public final class LongFormTranscription {
                 frames = min(window, mel.contentFrames - seek)
                 guard frames > 0 else { break }
             } else {
-                guard seek + window <= mel.completeFrames else { break }
+                // With batched encoding, a window waits for the audio of the full windows after it (the batch).
+                let batch = max(1, options.encoderBatchSize)
+                guard batch == 1 ? seek + window <= mel.completeFrames : seek + batch * window < mel.completeFrames
+                else { break }
                 frames = window
             }
             if state == nil { state = try session.startLongForm(mel, options: options) }

@@ -50,6 +50,11 @@ public struct TranscriptionOptions: Sendable {
     public var biasingWeight: Double = TranscriptionOptions.defaultBiasingWeight
     /// Tuned on the custom-vocabulary dev set (tiny.en, beam 5, N=100 lists; BENCHMARKS.md).
     public static let defaultBiasingWeight = 2.0
+    /// Not in faster-whisper's sequential `transcribe`: long-form windows encoded together, the one the decoder needs
+    /// and up to `encoderBatchSize − 1` full windows after it (used when the decoder's seek lands on them, i.e. the
+    /// window before was transcribed to its end; otherwise encoded again). Output is identical at every size
+    /// (`EncoderBatchPlan`); 1 encodes one window at a time.
+    public var encoderBatchSize = 1
 
     public init(language: String? = nil, task: Task = .transcribe, beamSize: Int = 5) {
         self.language = language

@@ -49,6 +49,8 @@ public final class WhisperSession {
         var lastSpeechTimestamp = 0.0
         var generator: SeededGenerator
         var segmentCount = 0
+        /// Windows encoded ahead of the decoder (`EncoderBatchPlan`), in order, with their encoder outputs.
+        var encodedAhead: [(window: EncoderBatchPlan.Window, encoding: [Float])] = []
     }
 
     /// The state before the first window of `mel`. When the options name no language, it is detected on the first
@@ -73,7 +75,7 @@ public final class WhisperSession {
         let seek = state.seek
         let timeOffset = Double(seek) / Self.framesPerSecond
         let segmentDuration = Double(segmentSize) / Self.framesPerSecond
-        encodeWindow(mel, start: seek, count: segmentSize)
+        encodeLongFormWindow(mel, count: segmentSize, state: &state, batchSize: options.encoderBatchSize)
         if state.language == nil || (options.detectsLanguagePerWindow && options.language == nil && model.tokenizer.isMultilingual) {
             let language = languageProbabilities().first?.language ?? "en"
             if language != state.language {
@@ -247,6 +249,46 @@ public final class WhisperSession {
                 i += 1
             }
         }
+    }
+
+    /// Sets the decoder's memory to the encoding of the window of `count` frames at `state.seek`: one encoded ahead
+    /// if the seek landed on it, else that window encoded now, with the full windows after it (`EncoderBatchPlan`)
+    /// kept for later. Every window's encoding is the same as when encoded alone.
+    private func encodeLongFormWindow(_ mel: LogMelSpectrogram, count: Int, state: inout LongFormState, batchSize: Int) {
+        let plan = EncoderBatchPlan(batchSize: batchSize)
+        if let index = plan.reusable(state.encodedAhead.map(\.window), seek: state.seek, count: count) {
+            let encoding = state.encodedAhead[index].encoding
+            state.encodedAhead.removeFirst(index + 1)
+            EngineLog.debug("encoder batch: window at frame \(state.seek) was encoded ahead")
+            encoding.withUnsafeBufferPointer { p in
+                StageTimes.measure(.crossKeysValues) { decoder.setMemory(p.baseAddress!) }
+            }
+            return
+        }
+        if !state.encodedAhead.isEmpty {
+            EngineLog.debug("encoder batch: \(state.encodedAhead.count) window(s) encoded ahead unused (seek \(state.seek))")
+        }
+        state.encodedAhead.removeAll()
+        let windows = plan.windows(seek: state.seek, count: count, completeFrames: mel.completeFrames,
+                                   contentFrames: mel.contentFrames, ended: mel.ended)
+        guard windows.count > 1 else {
+            encodeWindow(mel, start: state.seek, count: count)
+            return
+        }
+        let melSize = LogMelSpectrogram.windowFrames * model.dimensions.melBins
+        let features = melBuffer.reserve(windows.count * melSize)
+        // The decoder's window first: its log-mel floor moves the running maximum as without batching.
+        for (i, window) in windows.enumerated() {
+            mel.window(start: window.start, count: window.count, into: features + i * melSize, ahead: i > 0)
+        }
+        let inputs = windows.indices.map { UnsafePointer(features + $0 * melSize) }
+        let encoded = StageTimes.measure(.encoder) { encoder.encode(batch: inputs) }
+        EngineLog.debug("encoder batch: \(windows.count) windows from frame \(state.seek)")
+        let rows = model.dimensions.audioContext * model.dimensions.modelWidth
+        for i in windows.indices.dropFirst() {
+            state.encodedAhead.append((windows[i], Array(UnsafeBufferPointer(start: encoded + i * rows, count: rows))))
+        }
+        StageTimes.measure(.crossKeysValues) { decoder.setMemory(encoded) }
     }
 
     private func encodeWindow(_ mel: LogMelSpectrogram, start: Int, count: Int) {

@@ -65,6 +65,83 @@ final class AudioEncoder {
         return UnsafePointer(y)
     }
 
+    /// Encodes `mels.count` full 30 s windows at once into `[mels.count · 1500, d]` (window b's rows from `b · 1500`),
+    /// valid until the next call. The convolutions and attention run per window; the layer norms and the weight
+    /// products (attention projections, feed-forward) run once over all windows' rows stacked. Each window's rows
+    /// are bit-identical to `encode(_:)` of that window alone: every step computes each row from that row alone
+    /// (the products' rows included, `EncoderBatchTests` checks it on this machine's kernels).
+    func encode(batch mels: [UnsafePointer<Float>]) -> UnsafePointer<Float> {
+        precondition(!mels.isEmpty, "AudioEncoder: empty batch")
+        let dims = weights.dimensions
+        let d = dims.modelWidth, mels0 = dims.melBins
+        let frames = dims.audioContext, inFrames = LogMelSpectrogram.windowFrames
+        let rows = mels.count * frames
+        let x = hidden.reserve(rows * d)
+        for (b, mel) in mels.enumerated() {
+            let cols = columns.reserve(inFrames * max(mels0, d) * 3)
+            for t in 0..<inFrames {
+                let row = cols + t * mels0 * 3
+                for j in 0..<3 {
+                    let source = t + j - 1
+                    if source < 0 || source >= inFrames {
+                        for c in 0..<mels0 { row[c * 3 + j] = 0 }
+                    } else {
+                        let m = mel + source * mels0
+                        for c in 0..<mels0 { row[c * 3 + j] = m[c] }
+                    }
+                }
+            }
+            let h1 = projected.reserve(inFrames * d)
+            weights.conv1.apply(cols, rows: inFrames, into: h1, scratch: scratch, parallel: parallel)
+            gelu(h1, rows: inFrames, columns: d)
+            for t in 0..<frames {
+                let row = cols + t * d * 3
+                for j in 0..<3 {
+                    let source = 2 * t + j - 1
+                    if source < 0 || source >= inFrames {
+                        for c in 0..<d { row[c * 3 + j] = 0 }
+                    } else {
+                        let m = h1 + source * d
+                        for c in 0..<d { row[c * 3 + j] = m[c] }
+                    }
+                }
+            }
+            let xb = x + b * frames * d
+            weights.conv2.apply(cols, rows: frames, into: xb, scratch: scratch, parallel: parallel)
+            gelu(xb, rows: frames, columns: d)
+            Vector.add(weights.encoderPositions.pointer, to: xb, count: frames * d)
+        }
+        for layer in weights.encoderLayers {
+            selfAttentionBlock(layer.attention, x, rows, d, heads: dims.encoderHeads, window: frames)
+            FeedForward.apply(layer.feedForward, to: x, rows: rows, normed: normed, hidden: projected, scratch: scratch,
+                              parallel: parallel)
+        }
+        let y = output.reserve(rows * d)
+        Vector.layerNorm(x, rows: rows, columns: d, gamma: weights.encoderNormGamma,
+                         beta: weights.encoderNormBeta, into: y, parallel: parallel)
+        return UnsafePointer(y)
+    }
+
+    /// `rows` rows of `window` frames each (one window: `window == rows`): the projections over all rows, attention
+    /// within each window.
+    private func selfAttentionBlock(_ w: AttentionWeights, _ x: UnsafeMutablePointer<Float>, _ rows: Int, _ d: Int,
+                                    heads: Int, window: Int) {
+        let n = normed.reserve(rows * d)
+        Vector.layerNorm(x, rows: rows, columns: d, gamma: w.normGamma, beta: w.normBeta, into: n, parallel: parallel)
+        let qkv = projected.reserve(rows * 3 * d)
+        w.input.apply(n, rows: rows, into: qkv, scratch: scratch, parallel: parallel)
+        let ctx = context.reserve(rows * d)
+        var first = 0
+        while first < rows {
+            let q = qkv + first * 3 * d
+            Attention.attend(query: q, queryStride: 3 * d, rows: window, key: q + d, keyStride: 3 * d,
+                             value: q + 2 * d, valueStride: 3 * d, length: window, heads: heads, headDim: d / heads,
+                             output: ctx + first * d, outputStride: d, scores: scores, parallel: parallel)
+            first += window
+        }
+        w.output.apply(ctx, rows: rows, into: x, accumulate: true, scratch: scratch, parallel: parallel)
+    }
+
     private func selfAttentionBlock(_ w: AttentionWeights, _ x: UnsafeMutablePointer<Float>, _ rows: Int, _ d: Int,
                                     heads: Int) {
         let n = normed.reserve(rows * d)
