@@ -36,6 +36,20 @@ import TestSupport
         expectError(Self.folder) { if case .notARegularFile = $0 { true } else { false } }
     }
 
+    @Test("a symbolic link to a recording is read as the recording; a link to a folder or to nothing is refused")
+    func symbolicLinks() throws {
+        let clip = try #require(Corpus.item("jfk"))
+        let link = Self.folder.appendingPathComponent("link-to-jfk.wav")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: clip.wav16kURL)
+        #expect(try MonoAudio.load(contentsOf: link) == MonoAudio.load(contentsOf: clip.wav16kURL))
+        let toFolder = Self.folder.appendingPathComponent("link-to-folder.wav")
+        try FileManager.default.createSymbolicLink(at: toFolder, withDestinationURL: FileManager.default.temporaryDirectory)
+        expectError(toFolder) { if case .notARegularFile = $0 { true } else { false } }
+        let dangling = Self.folder.appendingPathComponent("link-to-nothing.wav")
+        try FileManager.default.createSymbolicLink(at: dangling, withDestinationURL: Self.folder.appendingPathComponent("gone.wav"))
+        expectError(dangling) { if case .fileNotFound = $0 { true } else { false } }
+    }
+
     @Test func zeroByteFile() throws {
         let url = Self.folder.appendingPathComponent("empty.wav")
         try Data().write(to: url)

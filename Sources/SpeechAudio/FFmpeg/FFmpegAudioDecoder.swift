@@ -188,8 +188,9 @@ final class FFmpegAudioDecoder {
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
             throw .fileNotFound(url)
         }
+        // The attributes of what a symbolic link points to (a link to a recording is a recording).
         guard !isDirectory.boolValue,
-              let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
+              let attributes = try? FileManager.default.attributesOfItem(atPath: url.resolvingSymlinksInPath().path),
               attributes[.type] as? FileAttributeType == .typeRegular
         else { throw .notARegularFile(url) }
         if (attributes[.size] as? NSNumber)?.int64Value == 0 { throw .emptyFile(url) }

@@ -1,5 +1,6 @@
 #if canImport(CDNNL)
 import CDNNL
+import Foundation
 import Synchronization
 
 /// A linear layer's weight `W[rows × columns]` (`[out, in]`) and bias, packed once at load into the layout oneDNN's
@@ -9,8 +10,8 @@ import Synchronization
 /// caller's thread; the engine's `Parallel` splits large products: by rows of X (the encoder's frames) or, for
 /// weights too large for one core's share of bandwidth (the output projection), by parts of W packed separately.
 ///
-/// `@unchecked Sendable`: the packed weights, scales and bias are written in `init` only; the product cache is a
-/// `Mutex`; each cached product's reusable memory objects are guarded by its `busy` flag (see `Product`).
+/// `@unchecked Sendable`: the packed weights, scales and bias are written in `init` only; the product cache is
+/// guarded by `productsLock`; each cached product's reusable memory objects by its `busy` flag (see `Product`).
 final class PackedMatrix: @unchecked Sendable {
     enum Precision: Sendable { case float32, bfloat16, int8 }
 
@@ -20,7 +21,11 @@ final class PackedMatrix: @unchecked Sendable {
     /// int8: per row of W, the factor from int8 units back to weight units (1 / CTranslate2's `weight_scale`).
     private let weightScales: UnsafeMutablePointer<Float>?
     private let parts: [Part]
-    private let products = Mutex<[Key: Product]>([:])
+    /// Guards `products`. A pthread mutex (`NSLock`) rather than `Synchronization.Mutex`: both threads of a split
+    /// product look here at once, and a contended `Mutex` on Linux is handed over by the kernel (a priority-inheriting
+    /// futex), a hand-over ThreadSanitizer cannot see, so it reported every access under it as a race.
+    private let productsLock = NSLock()
+    private var products: [Key: Product] = [:]
     /// Whether oneDNN's kernel here takes W as it is (no blocked layout: its gemm-based kernels on AVX2). Products of
     /// few rows then run transposed (`multiplyTransposed`).
     private let plain: Bool
@@ -278,24 +283,25 @@ final class PackedMatrix: @unchecked Sendable {
     private static let minimumRowsPerSlice = 64
 
     private func product(for key: Key) -> Product {
-        if let cached = products.withLock({ $0[key] }) { return cached }
+        if let cached = productsLock.withLock({ products[key] }) { return cached }
         let p = parts[key.part]
         if key.transposed {
             let made = Product(Self.describeTransposed(inputRows: key.inputRows, outputs: p.range.count, inputs: columns),
                                weights: nil, bias: nil)
-            return products.withLock { cache in
-                if let existing = cache[key] { return existing }
-                cache[key] = made
-                return made
-            }
+            return cached(made, for: key)
         }
         let pd = Self.describe(inputRows: key.inputRows, outputs: p.range.count, inputs: columns, totalOutputs: rows,
                                precision: precision, weights: p.layout, hasBias: bias != nil, accumulate: key.accumulate,
                                scales: weightScales.map { $0 + p.range.lowerBound })
         let made = Product(pd, weights: p.memory, bias: p.bias)
-        return products.withLock { cache in
-            if let existing = cache[key] { return existing }
-            cache[key] = made
+        return cached(made, for: key)
+    }
+
+    /// The product cached for `key`: `made`, unless another thread cached one first.
+    private func cached(_ made: Product, for key: Key) -> Product {
+        productsLock.withLock {
+            if let existing = products[key] { return existing }
+            products[key] = made
             return made
         }
     }
