@@ -126,7 +126,8 @@ let package = Package(
         .executableTarget(name: "api-bench", dependencies: ["OpenSpeech", "SpeechEngine"], path: "bench/APIBench"),
         // The microphone's latency through a PulseAudio daemon of its own (TestSupport's).
         .executableTarget(
-            name: "live-bench", dependencies: ["OpenSpeech", "SpeechEvaluation", "TestSupport"], path: "bench/LiveBench"),
+            name: "live-bench", dependencies: ["OpenSpeech", "SpeechEngine", "SpeechEvaluation", "TestSupport"],
+            path: "bench/LiveBench"),
         // libFuzzer targets over every reader of untrusted bytes (scripts/fuzz); a replayer in the ordinary build.
         .executableTarget(
             name: "openspeech-fuzz",

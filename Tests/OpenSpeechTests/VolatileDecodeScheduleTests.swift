@@ -12,8 +12,9 @@ import Testing
         var previews: Int { decodings.filter { $0.kind == .preview }.count }
     }
 
+    /// `previewSeconds`: a preview's cost when it differs from an agreement decoding's.
     static func simulate(_ schedule: VolatileDecodeSchedule, seconds: Int = 120, decodeSeconds: Double,
-                         live: Bool) -> Run {
+                         previewSeconds: Double? = nil, live: Bool) -> Run {
         var schedule = schedule
         var run = Run()
         var clock = 1_000.0  // wall seconds; any origin
@@ -24,8 +25,8 @@ import Testing
             if index >= buffers / 2 { run.lateLag = max(run.lateLag, clock - arrival) }
             let end = Int64(index + 1) * 1_600
             if let kind = schedule.received(through: end, at: clock) {
-                clock += decodeSeconds
-                schedule.measured(decodeSeconds: decodeSeconds)
+                clock += kind == .preview ? previewSeconds ?? decodeSeconds : decodeSeconds
+                schedule.measured(kind, decodeSeconds: kind == .preview ? previewSeconds ?? decodeSeconds : decodeSeconds)
                 schedule.decoded(kind, through: end)
                 run.decodings.append((end, kind))
             }
@@ -78,6 +79,26 @@ import Testing
         let run = Self.simulate(Self.microphone, decodeSeconds: 0.7, live: true)
         #expect(run.previews == 0)
         #expect(run.lateLag < 0.8)
+    }
+
+    @Test("previews cheaper than agreement decodings fit beside slow agreement decodings, which stay on time")
+    func cheapPreviewsFit() {
+        // Agreement decodings (30 s encodings) take half of each second; previews (the window's audio only) 0.05 s.
+        let cheap = Self.simulate(Self.microphone, seconds: 600, decodeSeconds: 0.5, previewSeconds: 0.05, live: true)
+        let full = Self.simulate(Self.microphone, seconds: 600, decodeSeconds: 0.5, live: true)
+        #expect(cheap.previews >= 2 * 590, "\(cheap.previews) previews")
+        #expect(full.previews < 10, "\(full.previews) previews")  // a few, until their cost is known
+        #expect(cheap.lateLag < 0.7, "behind by \(cheap.lateLag) s")
+        #expect(cheap.agreementPoints == (1...600).map { Int64($0) * 16_000 })
+    }
+
+    @Test("one slow preview (a busy moment) does not stop previews for good")
+    func slowPreviewForgotten() {
+        var schedule = Self.microphone
+        schedule.measured(.agreement, decodeSeconds: 0.1)
+        schedule.measured(.preview, decodeSeconds: 5)
+        let run = Self.simulate(schedule, seconds: 60, decodeSeconds: 0.1, previewSeconds: 0.02, live: true)
+        #expect(run.previews >= 100, "\(run.previews) previews")
     }
 
     @Test("without a preview step, only agreement decodings")

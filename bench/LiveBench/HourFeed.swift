@@ -2,10 +2,12 @@
 // one-hour stream"), accelerated. The same English clips as the latency run, each followed by 3 s of silence, looped
 // to MINUTES (default 60) of audio and fed in 100 ms `AnalyzerInput` buffers as fast as the analyzer takes them, to a
 // volatile SpeechTranscriber (word times) beside the SpeechDetector, as `openspeech listen` runs them. Prints the
-// process's resident memory and the wall time taken per stretch of audio every 5 minutes of audio, and the results
-// counted. Results are counted, not kept, so the figure is the library's.
+// process's resident memory, glibc's heap (held from the system, and in use) and the wall time taken per stretch of
+// audio every 5 minutes of audio (LIVE_BENCH_EVERY_SECONDS), and the results counted. Results are counted, not kept,
+// so the figure is the library's.
 import Foundation
 import OpenSpeech
+import SpeechEngine
 import Synchronization
 import TestSupport
 
@@ -14,6 +16,33 @@ func residentMegabytes() -> Double {
     guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
           let pages = statm.split(separator: " ").dropFirst().first.flatMap({ Double($0) }) else { return .nan }
     return pages * Double(sysconf(Int32(_SC_PAGESIZE))) / 1_048_576
+}
+
+/// glibc's heap (`malloc_info`'s totals, megabytes): bytes the allocator holds from the system (arenas and mmapped
+/// blocks), and of those the bytes in use; the difference is free memory kept in the arenas (fragmentation).
+func heapMegabytes() -> (held: Double, inUse: Double) {
+    typealias MallocInfo = @convention(c) (Int32, UnsafeMutablePointer<FILE>?) -> Int32
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_info") else { return (.nan, .nan) }
+    let mallocInfo = unsafeBitCast(symbol, to: MallocInfo.self)
+    let path = NSTemporaryDirectory() + "live-bench-malloc-\(getpid()).xml"
+    guard let file = fopen(path, "w") else { return (.nan, .nan) }
+    _ = mallocInfo(0, file)
+    fclose(file)
+    defer { unlink(path) }
+    guard let xml = try? String(contentsOfFile: path, encoding: .utf8) else { return (.nan, .nan) }
+    // The process-wide totals follow the last arena: `<total type="fast|rest|mmap" count=".." size="N"/>`, then
+    // `<system type="current" size="N"/>`.
+    let tail = xml.components(separatedBy: "</heap>").last ?? xml
+    func size(_ tag: String) -> Double {
+        guard let range = tail.range(of: tag) else { return 0 }
+        let rest = tail[range.upperBound...]
+        guard let start = rest.range(of: "size=\"") else { return 0 }
+        return Double(rest[start.upperBound...].prefix { $0.isNumber }) ?? 0
+    }
+    let mmapped = size("<total type=\"mmap\"")
+    let held = size("<system type=\"current\"") + mmapped
+    let free = size("<total type=\"fast\"") + size("<total type=\"rest\"")
+    return (held / 1_048_576, (held - free) / 1_048_576)
 }
 
 /// Writes a line to stdout at once (unbuffered: progress shows while the run goes on).
@@ -48,6 +77,8 @@ struct LoopedFeed: AsyncSequence, Sendable {
 }
 
 func runHourFeed(minutes: Int, clips: [CorpusItem]) async throws {
+    // LIVE_BENCH_SHAPES=1: the engine logs each new matrix-product shape it plans (stderr), to count them over time.
+    if ProcessInfo.processInfo.environment["LIVE_BENCH_SHAPES"] == "1" { EngineLog.level = .debug }
     var loop: [Float] = []
     for clip in clips {
         loop += try MonoAudio.load(contentsOf: clip.wav16kURL)
@@ -69,19 +100,21 @@ func runHourFeed(minutes: Int, clips: [CorpusItem]) async throws {
             }
         }
     }
-    let every = 5 * 60 * 16_000
+    // LIVE_BENCH_EVERY_SECONDS: audio between reports (default 300).
+    let every = (ProcessInfo.processInfo.environment["LIVE_BENCH_EVERY_SECONDS"].flatMap(Int.init) ?? 300) * 16_000
     let started = Date()
     let marks = Mutex((next: 0, lastWall: 0.0))
     report(String(format: "hour feed: %.1f s loop (%d clips + 3 s pauses), %d min of audio, volatile + detector, whisper-tiny.en",
                  Double(loop.count) / 16_000, clips.count, minutes))
-    report("audio min | RSS MB | wall s for the last 5 min | finals | final words | volatiles")
+    report("audio min | RSS MB | heap held / in use MB | wall s since the last | finals | final words | volatiles")
     let feed = LoopedFeed(loop: loop, totalSamples: minutes * 60 * 16_000) { position in
         marks.withLock { mark in
             guard position >= mark.next else { return }
             let wall = Date().timeIntervalSince(started)
             let (finals, volatiles, words) = counts.withLock { ($0.finals, $0.volatiles, $0.finalWords) }
-            report(String(format: "%9d | %6.1f | %25.1f | %6d | %11d | %9d", position / (60 * 16_000), residentMegabytes(),
-                         wall - mark.lastWall, finals, words, volatiles))
+            let heap = heapMegabytes()
+            report(String(format: "%9.1f | %6.1f | %7.1f / %7.1f | %21.1f | %6d | %11d | %9d", Double(position) / (60 * 16_000),
+                         residentMegabytes(), heap.held, heap.inUse, wall - mark.lastWall, finals, words, volatiles))
             mark = (mark.next + every, wall)
         }
     }

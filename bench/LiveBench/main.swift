@@ -1,5 +1,6 @@
 // Live microphone latency, as a user of `openspeech listen` meets it. Usage: live-bench [MAX_CLIPS] [fast]
-// (or `live-bench hour [MINUTES]`: memory over a long stream, HourFeed.swift)
+// (or `live-bench hour [MINUTES]`: memory over a long stream, HourFeed.swift; `live-bench window`: the cost of one
+// decoding of the window, full and shortened, and `live-bench window-text` the words, WindowProfile.swift)
 // (`fast`: the transcriber also reports `.fastResults`, a decoding step every 0.5 s instead of 1 s.)
 // A PulseAudio daemon of its own with a virtual microphone (TestSupport.PulseAudioDaemon); English corpus clips
 // (ls-clean, jfk, other; at most MAX_CLIPS, default 12) played into it in real time, 1.5 s apart, captured by
@@ -15,7 +16,7 @@ import Synchronization
 import TestSupport
 
 setenv("OPENSPEECH_HOME", TestModels.home.path, 1)
-_ = try await TestModels.directory(for: "whisper-tiny.en")
+let tinyEnglish = try await TestModels.directory(for: "whisper-tiny.en")
 _ = try await TestModels.directory(for: "silero-vad")
 let limit = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 12
 let clips = Corpus.items.filter { $0.language == "en" && ["ls-clean", "jfk", "other"].contains($0.subset) && $0.durationSeconds < 20 }
@@ -23,6 +24,14 @@ let clips = Corpus.items.filter { $0.language == "en" && ["ls-clean", "jfk", "ot
 let english = Locale(identifier: "en-US")
 if CommandLine.arguments.dropFirst().first == "hour" {  // live-bench hour [MINUTES]: see HourFeed.swift
     try await runHourFeed(minutes: CommandLine.arguments.dropFirst(2).first.flatMap(Int.init) ?? 60, clips: Array(clips))
+    exit(0)
+}
+if CommandLine.arguments.dropFirst().first == "window-text" {
+    try runWindowText(clips: Array(clips), modelDirectory: tinyEnglish)
+    exit(0)
+}
+if CommandLine.arguments.dropFirst().first == "window" {  // live-bench window: see WindowProfile.swift
+    try runWindowProfile(clips: Array(clips), modelDirectory: tinyEnglish)
     exit(0)
 }
 

@@ -6,9 +6,10 @@ import SpeechAudio
 ///
 /// Add it to a `SpeechAnalyzer`, feed audio, and read `results`. Without `.volatileResults`, each result is a
 /// final segment (a phrase or sentence) with the model's punctuation and capitalization. With it, volatile
-/// results (re-decoded every half second, or quarter second with `.fastResults`, while the machine keeps up) are
-/// replaced by final ones as two consecutive decodings a second of audio apart agree (LocalAgreement-2); the finals
-/// depend on the audio alone, not on the machine's speed (`VolatileDecodeSchedule`).
+/// results (re-decoded every half second, or quarter second with `.fastResults`, while the machine keeps up, the
+/// encoder hearing the window's own audio: `PreviewDecoding`) are replaced by final ones as two consecutive
+/// decodings a second of audio apart agree (LocalAgreement-2); the finals depend on the audio alone, not on the
+/// machine's speed (`VolatileDecodeSchedule`).
 ///
 /// Differs from Apple's: the locale picks a catalog model (English: `whisper-tiny.en`, others `whisper-base`),
 /// or `EngineConfiguration.modelID` names one; each result's text keeps Whisper's leading space except the

@@ -16,6 +16,8 @@ actor TranscriptionProcessor: ModuleProcessor {
         var stepSeconds: Double
         /// New audio before a volatile-only preview decoding, when keeping up (nil: none). See `VolatileDecodeSchedule`.
         var previewSeconds: Double? = nil
+        /// How a preview decodes the window (nil: as agreement decodings, over the padded 30 s).
+        var previewDecoding: PreviewDecoding? = PreviewDecoding()
         var beamSize: Int
         var wordTimes: Bool
         var timeRangeAttributes: Bool
@@ -272,7 +274,7 @@ actor TranscriptionProcessor: ModuleProcessor {
 
     /// Decodes the window, commits the words that agree with the previous decoding, shows the rest.
     private func decodeVolatile() throws {
-        let words = try decodeWindowWords()
+        let words = try decodeWindowWords(kind: .agreement)
         schedule.decoded(.agreement, through: bufferStart + Int64(buffer.count))
         commit(agreement.agree(with: words))
         showVolatile()
@@ -284,7 +286,7 @@ actor TranscriptionProcessor: ModuleProcessor {
     private func previewVolatile() throws {
         // A window past Whisper's 30 s is the agreement decoding's to handle (it commits): no preview of it.
         guard buffer.count <= Int(28 * Self.rate) else { return }
-        let words = try decodeWindowWords()
+        let words = try decodeWindowWords(kind: .preview)
         schedule.decoded(.preview, through: bufferStart + Int64(buffer.count))
         guard !words.isEmpty || showingVolatile else { return }
         output(results.volatile(words, start: agreement.committedEnd,
@@ -298,7 +300,7 @@ actor TranscriptionProcessor: ModuleProcessor {
     /// Commits everything up to `endSample`, decoding the latest audio first, and drops that audio.
     private func commitVolatile(through endSample: Int64) throws {
         if schedule.agreedThrough < bufferStart + Int64(buffer.count) || agreement.pending.isEmpty {
-            agreement.setPending(try decodeWindowWords(force: true))
+            agreement.setPending(try decodeWindowWords(kind: .agreement, force: true))
             schedule.decoded(.agreement, through: bufferStart + Int64(buffer.count))
         }
         let limit = Double(endSample) / Self.rate
@@ -309,8 +311,8 @@ actor TranscriptionProcessor: ModuleProcessor {
     }
 
     /// The words of the current window after the committed ones. The whole window is decoded with the text
-    /// before it as prompt.
-    private func decodeWindowWords(force: Bool = false) throws -> [Word] {
+    /// before it as prompt; a preview more cheaply (`Settings.previewDecoding`).
+    private func decodeWindowWords(kind: VolatileDecodeSchedule.Decoding, force: Bool = false) throws -> [Word] {
         guard let session else { throw notPrepared() }
         // Whisper hears at most 30 s: a window that grew past it (no agreement that long) is committed.
         if buffer.count > Int(28 * Self.rate) {
@@ -331,12 +333,17 @@ actor TranscriptionProcessor: ModuleProcessor {
         var options = engineOptions()
         options.wordTimestamps = true
         options.temperatures = [0]
+        // Agreement decodings hear the padded 30 s as file transcription does: their words become finals.
+        let cheaper = kind == .preview ? settings.previewDecoding : nil
+        if let cheaper { options.maxNewTokens = cheaper.maxNewTokens(forSamples: window.count) }
         let started = Self.now()
         let segments = try session.decodeWindow(samples: window, previousTokens: promptTokens(promptText),
-                                                timeOffset: Double(bufferStart) / Self.rate, options: options)
-        schedule.measured(decodeSeconds: Self.now() - started)
+                                                timeOffset: Double(bufferStart) / Self.rate, options: options,
+                                                encodedPositions: cheaper?.positions(forSamples: window.count))
+        schedule.measured(kind, decodeSeconds: Self.now() - started)
         let speech = segments.filter { !($0.noSpeechProb > 0.6 && $0.avgLogProb < -1) }
         var words = speech.flatMap { $0.words ?? [] }
+        if let cheaper { words = cheaper.withoutLoops(words) }
         if let gate { words = gate.keep(words) }
         return agreement.fresh(words)
     }

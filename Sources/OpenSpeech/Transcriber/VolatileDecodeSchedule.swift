@@ -7,16 +7,17 @@
 ///   real time or all at once. When decoding is slower than real time they queue up, and finals lag.
 /// - **Previews**, volatile only: between agreement decodings, once `previewStep` of new audio arrived, and only
 ///   while the transcriber keeps up with a live source. Their words are shown as volatile text and then forgotten;
-///   they never commit anything. A preview is skipped, not postponed, when it would delay the next agreement
-///   decoding (the audio waiting, `backlog`, plus twice a decoding's recent wall time exceeds the audio still to
-///   come before that decoding: decode times vary on a busy machine, and one late agreement decoding makes every
-///   later one late until the next pause), when audio is waiting beyond `tolerance`, or when audio arrives faster than real time
+///   they never commit anything, so they may be decoded more cheaply (`PreviewDecoding`). A preview is skipped, not
+///   postponed, when it would delay the next agreement decoding (the audio waiting, `backlog`, plus twice a
+///   preview's expected wall time exceeds the audio still to come before that decoding: decode times vary on a busy
+///   machine, and one late agreement decoding makes every later one late until the next pause), when audio is
+///   waiting beyond `tolerance`, or when audio arrives faster than real time
 ///   (a file, or a source whose audio queued up before the analyzer started): pending decode points are coalesced
 ///   into the next decoding, which shows the newest audio anyway, instead of queueing. On a machine too busy to
 ///   decode more than once a second, there are no previews, and volatile results are the agreement decodings'.
 ///
-/// Coalescing was chosen over cheaper volatile decodings because most of a decoding's cost is the encoder's fixed
-/// 30 s window: a cheaper search saves little (volatile decoding is greedy already), a skipped decoding saves all.
+/// Most of a decoding's cost is the encoder's fixed 30 s window: a cheaper search saves little (volatile decoding is
+/// greedy already); a preview's encoder over the window's own audio saves most of it, and a skipped decoding all.
 ///
 /// The backlog is estimated from wall time minus audio time at each buffer: for a live source with nothing waiting it
 /// stays at its floor (the capture's latency), and rises above it by the audio waiting. Audio arriving faster than
@@ -57,8 +58,15 @@ struct VolatileDecodeSchedule: Sendable, Equatable {
     private var floors: [FloorMark] = []
     /// Wall time minus audio time at the last buffer.
     private var lastOffset: Double?
-    /// A decoding's recent wall time (seconds; an exponential average), nil before the first.
+    /// An agreement decoding's recent wall time (seconds; an exponential average), nil before the first.
     private(set) var decodeSeconds: Double?
+    /// A preview's wall time over an agreement decoding's (an exponential average of the measured ratios; a third
+    /// before the first preview). Kept as a ratio, so that the estimate follows the machine's load through the
+    /// agreement decodings, which always run, and one slow preview cannot stop previews for good.
+    private(set) var previewRatio = 1.0 / 3
+
+    /// A preview's expected wall time (seconds), nil before the first agreement decoding.
+    var previewSeconds: Double? { decodeSeconds.map { $0 * previewRatio } }
 
     struct FloorMark: Sendable, Equatable {
         var audio: Int64
@@ -98,13 +106,18 @@ struct VolatileDecodeSchedule: Sendable, Equatable {
         guard let previewStep, audioEnd - decodedThrough >= previewStep,
               backlog <= tolerance, arrivesInRealTime else { return nil }
         let untilAgreement = Double(agreedThrough + agreementStep - audioEnd) / rate
-        guard backlog + 2 * (decodeSeconds ?? 0) <= untilAgreement else { return nil }
+        guard backlog + 2 * (previewSeconds ?? 0) <= untilAgreement else { return nil }
         return .preview
     }
 
-    /// A decoding of the window took `seconds` of wall time (windows of silence, not decoded, are not measured).
-    mutating func measured(decodeSeconds seconds: Double) {
-        decodeSeconds = decodeSeconds.map { 0.7 * $0 + 0.3 * seconds } ?? seconds
+    /// A decoding of `kind` took `seconds` of wall time (windows of silence, not decoded, are not measured).
+    mutating func measured(_ kind: Decoding, decodeSeconds seconds: Double) {
+        switch kind {
+        case .agreement: decodeSeconds = decodeSeconds.map { 0.7 * $0 + 0.3 * seconds } ?? seconds
+        case .preview:
+            guard let decodeSeconds, decodeSeconds > 0 else { return }
+            previewRatio = 0.7 * previewRatio + 0.3 * Swift.min(seconds / decodeSeconds, 2)
+        }
     }
 
     /// A decoding of `kind` heard the audio through `audioEnd`.

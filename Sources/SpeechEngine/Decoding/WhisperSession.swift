@@ -140,8 +140,11 @@ public final class WhisperSession {
     /// Decodes one window of at most 30 s (e.g. the growing, not yet committed tail of a stream) after
     /// `previousTokens` (committed text), with times shifted by `timeOffset` seconds. Returns the window's
     /// segments, including a trailing unfinished one; cheap to call again as the window grows.
+    /// `encodedPositions` (encoder positions of 20 ms) shortens the encoding to the window's first
+    /// `encodedPositions · 20 ms` (whisper.cpp's `audio_ctx`): a fraction of the encoder's work for a short window,
+    /// at some cost in accuracy; nil encodes the whole 30 s, padding included, as file transcription does.
     public func decodeWindow(samples: [Float], previousTokens: [Int], timeOffset: Double,
-                             options: TranscriptionOptions = .init()) throws -> [Segment] {
+                             options: TranscriptionOptions = .init(), encodedPositions: Int? = nil) throws -> [Segment] {
         try Self.validate(samples)
         let seconds = Double(samples.count) / 16000
         guard seconds <= 30.0001 else { throw EngineError.windowTooLong(seconds: seconds) }
@@ -150,7 +153,11 @@ public final class WhisperSession {
         guard frames > 0 else { return [] }
         let language = try resolveLanguage(options.language, mel: mel)
         let sotSequence = model.tokenizer.sotSequence(language: language, task: options.task == .translate ? .translate : .transcribe)
-        encodeWindow(mel, start: 0, count: frames)
+        if let encodedPositions {
+            encodeWindow(mel, start: 0, count: frames, positions: encodedPositions)
+        } else {
+            encodeWindow(mel, start: 0, count: frames)
+        }
         var generator = SeededGenerator(seed: options.seed)
         let prompt = makePrompt(previous: previousTokens, sotSequence: sotSequence, options: options)
         let attempt = decodeWithFallback(makeDecoding(options), prompt: prompt, options: options, generator: &generator)
@@ -196,10 +203,7 @@ public final class WhisperSession {
         guard tokenizer.isMultilingual else { return [("en", 1)] }
         let count = min(mel.contentFrames, LogMelSpectrogram.windowFrames)
         if let encodedPositions {
-            let positions = max(1, min(encodedPositions, model.dimensions.audioContext))
-            let features = melBuffer.reserve(LogMelSpectrogram.windowFrames * model.dimensions.melBins)
-            mel.window(start: 0, count: count, into: features)
-            decoder.setMemory(encoder.encode(features, positions: positions), frames: positions)
+            encodeWindow(mel, start: 0, count: count, positions: encodedPositions)
         } else {
             encodeWindow(mel, start: 0, count: count)
         }
@@ -296,6 +300,15 @@ public final class WhisperSession {
         mel.window(start: start, count: count, into: features)
         let encoded = StageTimes.measure(.encoder) { encoder.encode(features) }
         StageTimes.measure(.crossKeysValues) { decoder.setMemory(encoded) }
+    }
+
+    /// Encodes only the first `positions` encoder positions (`2 · positions` mel frames) of the window.
+    private func encodeWindow(_ mel: LogMelSpectrogram, start: Int, count: Int, positions: Int) {
+        let positions = max(1, min(positions, model.dimensions.audioContext))
+        let features = melBuffer.reserve(LogMelSpectrogram.windowFrames * model.dimensions.melBins)
+        mel.window(start: start, count: count, into: features)
+        let encoded = StageTimes.measure(.encoder) { encoder.encode(features, positions: positions) }
+        StageTimes.measure(.crossKeysValues) { decoder.setMemory(encoded, frames: positions) }
     }
 
     private func makeDecoding(_ options: TranscriptionOptions) -> WindowDecoding {
