@@ -4,7 +4,7 @@
 /// Activations stay fp32 between products; only the products' inputs and weights change precision.
 public enum ComputeType: String, Sendable, CaseIterable, CustomStringConvertible {
     /// The fastest type this CPU and build run: `int8` with oneDNN (measured 1.5–1.65× faster-whisper int8 with
-    /// VNNI, 13–17 % less CPU than `float32` on plain AVX2), else `float16`.
+    /// VNNI, 1.5–1.6× by CPU time on plain AVX2, BENCHMARKS.md), else `float16`.
     case auto
     /// int8 weights with a scale per output channel; activations quantized per row at run time, products in int32
     /// (VNNI where the CPU has it), results in fp32. Without VNNI (plain AVX2) the decoder's few-row products run in

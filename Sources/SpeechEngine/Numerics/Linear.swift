@@ -1,6 +1,7 @@
 /// A linear layer `y = x · Wᵀ + b` with fp32 inputs and outputs. The weight is in the model's compute type:
-/// packed for oneDNN (fp32, bf16 or int8), int8 for the engine's own kernel (the decoder's on AVX2 without VNNI), or for the `float16` type and builds without oneDNN, fp16 (exact when
-/// the file stores fp16, and always in the decoder, whose few rows per step are bound by the bytes streamed) or fp32.
+/// packed for oneDNN (fp32, bf16 or int8); int8 for the engine's own kernel (the decoder's, on AVX2 without VNNI);
+/// or for the `float16` type and builds without oneDNN, fp16 (exact when the file stores fp16, and always in the
+/// decoder, whose few rows per step are bound by the bytes streamed) or fp32.
 struct Linear: Sendable {
     enum Weight: Sendable {
         case full(Tensor)
