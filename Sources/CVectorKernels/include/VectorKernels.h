@@ -64,6 +64,15 @@ void openspeech_vk_widen_split(const uint16_t *row, long columns, float *even, f
 void openspeech_vk_half_dot_rows(const uint16_t *weights, long columns, const float *x, long row_begin, long row_end,
                                  float *y, int accumulate);
 
+/// For rows m in [0, count) of the int8 rows x (`columns` wide, values in [-127, 127], as `quantize_rows` makes
+/// them) and rows n in [row_begin, row_end) of the int8 weights W (`columns` wide, any int8 value):
+/// y[m·stride + n] (=, or += with accumulate) (Σ_k x[m,k]·W[n,k]) · weight_factors[n] · x_factors[m] + bias[n]
+/// (bias may be null). The sums are exact int32 at every level (AVX2: `maddubs` on |W| and x signed by W, which
+/// cannot saturate), so every level gives the same bits.
+void openspeech_vk_int8_product(const int8_t *weights, const float *weight_factors, long columns, const int8_t *x,
+                                const float *x_factors, long count, long row_begin, long row_end, const float *bias,
+                                float *y, long stride, int accumulate);
+
 #ifdef __cplusplus
 }
 #endif

@@ -124,9 +124,20 @@ struct WhisperWeights: Sendable {
                 return Linear(weight: .half(matrix), bias: bias)
             }
             #if canImport(CDNNL)
+            if computeType == .int8 && alwaysHalf && !floatOnly && Int8Matrix.replacesOneDNN {
+                // int8 without VNNI: the decoder's few-row products through the engine's own AVX2 kernel.
+                if let matrix = try file.withInt8Matrix(name, { values, factors in
+                    Int8Matrix(int8: values, factors: factors, rows: out, columns: inputs, bias: bias)
+                }) {
+                    return Linear(weight: .int8(matrix), bias: bias)
+                }
+                let values = try file.tensor(name, shape: [out, inputs])
+                return Linear(weight: .int8(Int8Matrix(weights: values.pointer, rows: out, columns: inputs, bias: bias)),
+                              bias: bias)
+            }
             if computeType != .float16 || !alwaysHalf {
-                // int8 without VNNI: the decoder's few-row products stay fp32 (oneDNN's int8 kernels copy the weights
-                // on every such call there), the encoder's many-row ones run int8 (2.7× faster than fp32 there).
+                // int8 without VNNI below AVX2: the decoder's few-row products stay fp32 (oneDNN's int8 kernels copy
+                // the weights on every such call there), the encoder's many-row ones run int8 (2.7× faster than fp32).
                 let int8 = MatrixBackend.hasVNNI || !alwaysHalf
                 let precision: PackedMatrix.Precision = floatOnly ? .float32
                     : computeType == .int8 ? (int8 ? .int8 : .float32) : computeType == .bfloat16 ? .bfloat16 : .float32

@@ -4,11 +4,12 @@
 /// Activations stay fp32 between products; only the products' inputs and weights change precision.
 public enum ComputeType: String, Sendable, CaseIterable, CustomStringConvertible {
     /// The fastest type this CPU and build run: `int8` with oneDNN (measured 1.5–1.65× faster-whisper int8 with
-    /// VNNI, 13–17 % less CPU than `float32` on plain AVX2), else `float16`.
+    /// VNNI, 1.5–1.6× by CPU time on plain AVX2, BENCHMARKS.md), else `float16`.
     case auto
     /// int8 weights with a scale per output channel; activations quantized per row at run time, products in int32
-    /// (VNNI where the CPU has it), results in fp32. Without VNNI (plain AVX2) only the encoder's products: oneDNN's
-    /// int8 kernels there copy the weights on every few-row decoder product, so those stay fp32. Needs oneDNN.
+    /// (VNNI where the CPU has it), results in fp32. Without VNNI (plain AVX2) the decoder's few-row products run in
+    /// the engine's own AVX2 int8 kernel (`Int8Matrix`: oneDNN's int8 kernels there copy the weights on every such
+    /// product), the encoder's in oneDNN. Needs oneDNN.
     case int8
     /// The same as `int8` on CPUs (CTranslate2's name for int8 weights with fp32 elsewhere).
     case int8Float32 = "int8_float32"

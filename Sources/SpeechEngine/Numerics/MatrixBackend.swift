@@ -27,8 +27,8 @@ public enum MatrixBackend {
     }
 
     /// Whether oneDNN's int8 kernels here have VNNI dot products (AVX-512 VNNI or AVX2 VNNI, within any
-    /// `ONEDNN_MAX_CPU_ISA` limit): exact int32 sums, and weights used in place (without, the `int8` type keeps the
-    /// decoder in fp32).
+    /// `ONEDNN_MAX_CPU_ISA` limit): exact int32 sums, and weights used in place (without, the `int8` type runs the
+    /// decoder's products in the engine's own AVX2 kernel, `Int8Matrix`).
     public static var hasVNNI: Bool {
         #if canImport(CDNNL)
         let isa = dnnl_get_effective_cpu_isa().rawValue
