@@ -7,5 +7,6 @@
 #include <libavutil/opt.h>
 #include <libavutil/samplefmt.h>
 #include <libavutil/error.h>
+#include <libavutil/mem.h>
 #include <libswresample/swresample.h>
 #endif

@@ -39,7 +39,7 @@ final class FFmpegAudioDecoder {
     private var decodedAnyFrame = false
 
     init(url: URL) throws(AudioError) {
-        _ = FFmpegError.quietLogging
+        _ = FFmpegError.processSettings
         self.url = url
         try Self.checkFileExists(url)
 

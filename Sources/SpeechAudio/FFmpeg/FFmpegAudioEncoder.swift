@@ -29,7 +29,7 @@ final class FFmpegAudioEncoder {
     private var finished = false
 
     init(url: URL, settings: Settings) throws(AudioError) {
-        _ = FFmpegError.quietLogging
+        _ = FFmpegError.processSettings
         self.url = url
         temporaryURL = url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).partial")
