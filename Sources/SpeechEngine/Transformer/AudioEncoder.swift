@@ -16,9 +16,52 @@ final class AudioEncoder {
     /// `[positions, d]`, at a fraction of the work (attention grows with the square of the length).
     func encode(_ mel: UnsafePointer<Float>, positions: Int? = nil) -> UnsafePointer<Float> {
         let dims = weights.dimensions
-        let d = dims.modelWidth, mels = dims.melBins
+        let d = dims.modelWidth
         let frames = min(positions ?? dims.audioContext, dims.audioContext)
         let inFrames = min(2 * frames, LogMelSpectrogram.windowFrames)
+        let x = hidden.reserve(frames * d)
+        embed(mel, inFrames: inFrames, frames: frames, into: x)
+        for layer in weights.encoderLayers {
+            selfAttentionBlock(layer.attention, x, frames, d, heads: dims.encoderHeads)
+            FeedForward.apply(layer.feedForward, to: x, rows: frames, normed: normed, hidden: projected, scratch: scratch,
+                              parallel: parallel)
+        }
+        let y = output.reserve(frames * d)
+        Vector.layerNorm(x, rows: frames, columns: d, gamma: weights.encoderNormGamma,
+                         beta: weights.encoderNormBeta, into: y, parallel: parallel)
+        return UnsafePointer(y)
+    }
+
+    /// Encodes `mels.count` full 30 s windows at once into `[mels.count · 1500, d]` (window b's rows from `b · 1500`),
+    /// valid until the next call. The convolutions and attention run per window; the layer norms and the weight
+    /// products (attention projections, feed-forward) run once over all windows' rows stacked. Each window's rows
+    /// are bit-identical to `encode(_:)` of that window alone: every step computes each row from that row alone
+    /// (the products' rows included, `EncoderBatchTests` checks it on this machine's kernels).
+    func encode(batch mels: [UnsafePointer<Float>]) -> UnsafePointer<Float> {
+        precondition(!mels.isEmpty, "AudioEncoder: empty batch")
+        let dims = weights.dimensions
+        let d = dims.modelWidth
+        let frames = dims.audioContext, inFrames = LogMelSpectrogram.windowFrames
+        let rows = mels.count * frames
+        let x = hidden.reserve(rows * d)
+        for (b, mel) in mels.enumerated() {
+            embed(mel, inFrames: inFrames, frames: frames, into: x + b * frames * d)
+        }
+        for layer in weights.encoderLayers {
+            selfAttentionBlock(layer.attention, x, rows, d, heads: dims.encoderHeads, window: frames)
+            FeedForward.apply(layer.feedForward, to: x, rows: rows, normed: normed, hidden: projected, scratch: scratch,
+                              parallel: parallel)
+        }
+        let y = output.reserve(rows * d)
+        Vector.layerNorm(x, rows: rows, columns: d, gamma: weights.encoderNormGamma,
+                         beta: weights.encoderNormBeta, into: y, parallel: parallel)
+        return UnsafePointer(y)
+    }
+
+    /// One window's convolutional stem: its first `inFrames` mel frames through conv1 and conv2 (GELU after each),
+    /// plus the positions, into `x[frames, d]`. Uses the `columns` and `projected` buffers.
+    private func embed(_ mel: UnsafePointer<Float>, inFrames: Int, frames: Int, into x: UnsafeMutablePointer<Float>) {
+        let d = weights.dimensions.modelWidth, mels = weights.dimensions.melBins
         // conv1 (kernel 3, padding 1) as im2col: cols[t, c·3 + j] = mel[t + j − 1, c].
         let cols = columns.reserve(inFrames * max(mels, d) * 3)
         for t in 0..<inFrames {
@@ -49,77 +92,9 @@ final class AudioEncoder {
                 }
             }
         }
-        let x = hidden.reserve(frames * d)
         weights.conv2.apply(cols, rows: frames, into: x, scratch: scratch, parallel: parallel)
         gelu(x, rows: frames, columns: d)
         Vector.add(weights.encoderPositions.pointer, to: x, count: frames * d)
-
-        for layer in weights.encoderLayers {
-            selfAttentionBlock(layer.attention, x, frames, d, heads: dims.encoderHeads)
-            FeedForward.apply(layer.feedForward, to: x, rows: frames, normed: normed, hidden: projected, scratch: scratch,
-                              parallel: parallel)
-        }
-        let y = output.reserve(frames * d)
-        Vector.layerNorm(x, rows: frames, columns: d, gamma: weights.encoderNormGamma,
-                         beta: weights.encoderNormBeta, into: y, parallel: parallel)
-        return UnsafePointer(y)
-    }
-
-    /// Encodes `mels.count` full 30 s windows at once into `[mels.count · 1500, d]` (window b's rows from `b · 1500`),
-    /// valid until the next call. The convolutions and attention run per window; the layer norms and the weight
-    /// products (attention projections, feed-forward) run once over all windows' rows stacked. Each window's rows
-    /// are bit-identical to `encode(_:)` of that window alone: every step computes each row from that row alone
-    /// (the products' rows included, `EncoderBatchTests` checks it on this machine's kernels).
-    func encode(batch mels: [UnsafePointer<Float>]) -> UnsafePointer<Float> {
-        precondition(!mels.isEmpty, "AudioEncoder: empty batch")
-        let dims = weights.dimensions
-        let d = dims.modelWidth, mels0 = dims.melBins
-        let frames = dims.audioContext, inFrames = LogMelSpectrogram.windowFrames
-        let rows = mels.count * frames
-        let x = hidden.reserve(rows * d)
-        for (b, mel) in mels.enumerated() {
-            let cols = columns.reserve(inFrames * max(mels0, d) * 3)
-            for t in 0..<inFrames {
-                let row = cols + t * mels0 * 3
-                for j in 0..<3 {
-                    let source = t + j - 1
-                    if source < 0 || source >= inFrames {
-                        for c in 0..<mels0 { row[c * 3 + j] = 0 }
-                    } else {
-                        let m = mel + source * mels0
-                        for c in 0..<mels0 { row[c * 3 + j] = m[c] }
-                    }
-                }
-            }
-            let h1 = projected.reserve(inFrames * d)
-            weights.conv1.apply(cols, rows: inFrames, into: h1, scratch: scratch, parallel: parallel)
-            gelu(h1, rows: inFrames, columns: d)
-            for t in 0..<frames {
-                let row = cols + t * d * 3
-                for j in 0..<3 {
-                    let source = 2 * t + j - 1
-                    if source < 0 || source >= inFrames {
-                        for c in 0..<d { row[c * 3 + j] = 0 }
-                    } else {
-                        let m = h1 + source * d
-                        for c in 0..<d { row[c * 3 + j] = m[c] }
-                    }
-                }
-            }
-            let xb = x + b * frames * d
-            weights.conv2.apply(cols, rows: frames, into: xb, scratch: scratch, parallel: parallel)
-            gelu(xb, rows: frames, columns: d)
-            Vector.add(weights.encoderPositions.pointer, to: xb, count: frames * d)
-        }
-        for layer in weights.encoderLayers {
-            selfAttentionBlock(layer.attention, x, rows, d, heads: dims.encoderHeads, window: frames)
-            FeedForward.apply(layer.feedForward, to: x, rows: rows, normed: normed, hidden: projected, scratch: scratch,
-                              parallel: parallel)
-        }
-        let y = output.reserve(rows * d)
-        Vector.layerNorm(x, rows: rows, columns: d, gamma: weights.encoderNormGamma,
-                         beta: weights.encoderNormBeta, into: y, parallel: parallel)
-        return UnsafePointer(y)
     }
 
     /// `rows` rows of `window` frames each (one window: `window == rows`): the projections over all rows, attention
