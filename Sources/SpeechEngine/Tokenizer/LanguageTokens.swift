@@ -121,13 +121,8 @@ private struct AddedTokensJSON: Decodable {
         }
     }
 
-    struct AddedToken: Decodable {
-        let id: Int
-        let content: String
-    }
-
     let model: Model
-    let addedTokens: [AddedToken]?
+    let addedTokens: [TokenizerAddedToken]?
 
     enum CodingKeys: String, CodingKey {
         case model, addedTokens = "added_tokens"

@@ -79,6 +79,12 @@ struct TokenizerFiles {
     }
 }
 
+/// An entry of tokenizer.json's `added_tokens` (special tokens and their ids), read here and by `LanguageTokens`.
+struct TokenizerAddedToken: Decodable {
+    let id: Int
+    let content: String
+}
+
 /// The parts of a Hugging Face `tokenizer.json` a byte-level BPE needs.
 private struct TokenizerJSON: Decodable {
     struct Model: Decodable {
@@ -108,13 +114,8 @@ private struct TokenizerJSON: Decodable {
         }
     }
 
-    struct AddedToken: Decodable {
-        let id: Int
-        let content: String
-    }
-
     let model: Model
-    let addedTokens: [AddedToken]?
+    let addedTokens: [TokenizerAddedToken]?
 
     enum CodingKeys: String, CodingKey {
         case model, addedTokens = "added_tokens"
