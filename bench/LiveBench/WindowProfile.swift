@@ -25,12 +25,23 @@ func loadAverage() -> String {
     (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?"
 }
 
-/// Encoder positions for a preview of `samples` samples: the audio, at least `padding` positions after it, rounded
-/// up to a multiple of `granule` (the rule of `PreviewDecoding`, which is internal to OpenSpeech).
-func previewPositions(samples: Int, padding: Int = 150, granule: Int = 50) -> Int {
-    let wanted = (samples + 319) / 320 + padding
-    return min(1_500, max(granule, (wanted + granule - 1) / granule * granule))
+/// Encoder positions for a preview of `samples` samples with `padding` positions after the audio (`PreviewDecoding`'s
+/// rule).
+func previewPositions(samples: Int, padding: Int) -> Int {
+    var decoding = PreviewDecoding()
+    decoding.paddingPositions = padding
+    return decoding.positions(forSamples: samples)
 }
+
+/// One greedy pass at temperature 0 with word times, as the live path's decodings run here.
+let greedyWithWords: TranscriptionOptions = {
+    var options = TranscriptionOptions()
+    options.beamSize = 1
+    options.bestOf = 1
+    options.wordTimestamps = true
+    options.temperatures = [0]
+    return options
+}()
 
 func runWindowProfile(clips: [CorpusItem], modelDirectory: URL) throws {
     let audios = try clips.map { try MonoAudio.load(contentsOf: $0.wav16kURL) }
@@ -42,11 +53,7 @@ func runWindowProfile(clips: [CorpusItem], modelDirectory: URL) throws {
     for type in [ComputeType.float32, .auto] {
         let model = try WhisperModel(directory: modelDirectory, computeType: type)
         let session = WhisperSession(model: model, maxBeams: 1)
-        var options = TranscriptionOptions()
-        options.beamSize = 1
-        options.bestOf = 1
-        options.wordTimestamps = true
-        options.temperatures = [0]
+        let options = greedyWithWords
         for padding in [nil] + paddings.map(Optional.some) {
             let short = padding != nil
             let name = "\(type.resolved)\(padding.map { " short \($0)" } ?? " full")"
@@ -105,11 +112,7 @@ func runWindowProfile(clips: [CorpusItem], modelDirectory: URL) throws {
 func runWindowText(clips: [CorpusItem], modelDirectory: URL) throws {
     let model = try WhisperModel(directory: modelDirectory)
     let session = WhisperSession(model: model, maxBeams: 1)
-    var options = TranscriptionOptions()
-    options.beamSize = 1
-    options.bestOf = 1
-    options.wordTimestamps = true
-    options.temperatures = [0]
+    let options = greedyWithWords
     for clip in clips {
         let audio = try MonoAudio.load(contentsOf: clip.wav16kURL)
         for length in stride(from: 16_000, to: audio.count, by: 24_000) {

@@ -12,9 +12,9 @@ import SpeechEngine
 ///   engine's products cached per shape stay few over a long stream.
 /// - The tokens decoded are capped in proportion to the audio (`maxNewTokens`), so a loop costs little, and a loop
 ///   that still came out is cut (`withoutLoops`).
-struct PreviewDecoding: Sendable, Equatable {
+package struct PreviewDecoding: Sendable, Equatable {
     /// Encoder positions (20 ms each) of padding kept after the audio, at least.
-    var paddingPositions = 150
+    package var paddingPositions = 150
     /// The count of positions is a multiple of this (one second).
     var granule = 50
     /// Tokens a second of audio may take (speech runs at about 4 words, 5 tokens with timestamps, a second).
@@ -24,11 +24,13 @@ struct PreviewDecoding: Sendable, Equatable {
     /// A phrase of this many words or more said twice in a row in a preview is a loop.
     var loopPhraseWords = 4
 
+    package init() {}
+
     /// Positions of a 30 s window: the encoder's whole context.
     static let fullPositions = 1_500
 
     /// The positions to encode for a window of `samples` samples at 16 kHz.
-    func positions(forSamples samples: Int) -> Int {
+    package func positions(forSamples samples: Int) -> Int {
         let audio = (max(0, samples) + 319) / 320
         let wanted = audio + paddingPositions
         let rounded = (wanted + granule - 1) / granule * granule
