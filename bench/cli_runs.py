@@ -48,7 +48,8 @@ def children_peak_rss():
 def run_openspeech(args, items):
     files = [wav_path(args.corpus, i) for i in items]
     base = [args.openspeech, "transcribe", "--locale", "en-US", "--model", args.model, "--beam-size",
-            str(args.beam_size), "--compute-type", args.compute_type, "--format", "text", "--quiet"] \
+            str(args.beam_size), "--format", "text", "--quiet"] \
+        + (["--compute-type", args.compute_type] if args.compute_type else []) \
         + (["--no-vad"] if args.no_vad else []) + (["--batch-size", str(args.batch_size)] if args.batch_size else [])
     texts = {}
     seconds = {}
@@ -86,7 +87,7 @@ cpu_start = 0.0
 def run_faster_whisper(args, items):
     from faster_whisper import WhisperModel
     t = time.perf_counter()
-    model = WhisperModel(args.model_dir, device="cpu", compute_type=args.compute_type,
+    model = WhisperModel(args.model_dir, device="cpu", compute_type=args.compute_type or "float32",
                          cpu_threads=os.cpu_count() or 2)
     load = time.perf_counter() - t
     global cpu_start
@@ -117,7 +118,7 @@ def main():
     parser.add_argument("--openspeech")
     parser.add_argument("--model", default="whisper-tiny.en")
     parser.add_argument("--model-dir")
-    parser.add_argument("--compute-type", default="float32")
+    parser.add_argument("--compute-type", help="openspeech: the CLI's default unless given; faster-whisper: required")
     parser.add_argument("--beam-size", type=int, default=5)
     parser.add_argument("--no-vad", action="store_true")
     parser.add_argument("--per-file", action="store_true")
@@ -141,7 +142,7 @@ def main():
     audio = sum(float(i["duration_s"]) for i in items)
     run = {
         "engine": args.label, "model": args.model, "multilingual": False,
-        "options": {"compute_type": args.compute_type, "beam_size": args.beam_size,
+        "options": {"compute_type": args.compute_type or "default", "beam_size": args.beam_size,
                     "temperatures": [0, 0.2, 0.4, 0.6, 0.8, 1.0], "word_timestamps": False},
         "load_seconds": load, "wall_seconds": wall, "cpu_seconds": cpu, "audio_seconds": audio, "peak_rss_bytes": rss,
         "clips": [{"id": i["id"], "subset": i["subset"], "language": i["language"],
