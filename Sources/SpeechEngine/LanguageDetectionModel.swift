@@ -18,7 +18,7 @@ public final class LanguageDetectionModel: Sendable {
     public var isMultilingual: Bool { tokens.isMultilingual }
 
     /// Loads what detection needs of the model in `directory`; `threads` and `computeType` as `WhisperModel`'s.
-    public init(directory: URL, threads: Int? = nil, computeType: ComputeType = .reference) throws {
+    public init(directory: URL, threads: Int? = nil, computeType: ComputeType = .default) throws {
         MatrixBackend.prepare
         self.threads = max(1, threads ?? WhisperModel.defaultThreads)
         self.directory = directory

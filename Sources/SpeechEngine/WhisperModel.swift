@@ -16,8 +16,8 @@ public final class WhisperModel: Sendable {
     public var computeType: ComputeType { weights.computeType }
 
     /// Loads the model; `threads` sets how many threads a session uses (default: the cores available), and
-    /// `computeType` the precision of its products (default `float32`, the reference; `.auto`: the fastest here).
-    public init(directory: URL, threads: Int? = nil, computeType: ComputeType = .reference) throws {
+    /// `computeType` the precision of its products (`.auto`: the fastest this machine runs).
+    public init(directory: URL, threads: Int? = nil, computeType: ComputeType = .default) throws {
         MatrixBackend.prepare
         let threads = max(1, threads ?? Self.defaultThreads)
         self.threads = threads

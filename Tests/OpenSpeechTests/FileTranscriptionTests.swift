@@ -146,22 +146,19 @@ import TestSupport
         let samples = Array(chapter.prefix(70 * 16_000))
         var options = TranscriptionOptions(beamSize: 5)
         options.wordTimestamps = true
-        let two = try WhisperSession(model: WhisperModel(directory: directory, threads: 2, computeType: .default))
+        let two = try WhisperSession(model: WhisperModel(directory: directory, threads: 2))
         let first = try two.transcribe(samples: samples, options: options)
         _ = try two.transcribe(samples: try MonoAudio.load(contentsOf: try #require(Corpus.item("jfk")).wav16kURL))
         let again = try two.transcribe(samples: samples, options: options)
-        let one = try WhisperSession(model: WhisperModel(directory: directory, threads: 1, computeType: .default))
-            .transcribe(samples: samples, options: options)
+        let one = try WhisperSession(model: WhisperModel(directory: directory, threads: 1)).transcribe(samples: samples, options: options)
         #expect(first.count > 3)
         #expect(again == first)
         #expect(one == first)
     }
 
-    /// The engine's own long-form transcription of `samples` (English model, word times off), in the compute type
-    /// the library transcribes in unless told.
+    /// The engine's own long-form transcription of `samples` (English model, word times off).
     static func engineText(_ samples: [Float], beamSize: Int) async throws -> String {
-        let model = try WhisperModel(directory: try await TestModels.directory(for: "whisper-tiny.en"),
-                                     computeType: .default)
+        let model = try WhisperModel(directory: try await TestModels.directory(for: "whisper-tiny.en"))
         var options = TranscriptionOptions(beamSize: beamSize)
         options.bestOf = beamSize
         return try WhisperSession(model: model, maxBeams: beamSize).transcribe(samples: samples, options: options)

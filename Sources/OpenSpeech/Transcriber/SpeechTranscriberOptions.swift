@@ -71,7 +71,7 @@ extension SpeechTranscriber {
         public var beamSize: Int?
         /// Word time ranges even without the `.audioTimeRange` attribute option (for subtitles).
         public var wordTimestamps: Bool
-        /// The precision of the engine's products (`int8`, `float32`...; default `auto`: the fastest this CPU runs).
+        /// The precision of the engine's products (`int8`, `float32`..., `auto`: the fastest this CPU runs).
         public var computeType: ComputeType
         /// Text given to the model as if it preceded the audio (spelling, style, names), as whisper's
         /// `--initial_prompt`; the text transcribed follows it as context.

@@ -23,14 +23,9 @@ public enum ComputeType: String, Sendable, CaseIterable, CustomStringConvertible
 
     public var description: String { rawValue }
 
-    /// The type OpenSpeech transcribes in unless told (the library's options, the CLI, the server): `auto`. On the
-    /// corpus it is 1.9–2.8× faster-whisper int8 at the CPU's full ISA and limited to AVX2, with WER within noise of
-    /// `float32`'s and of faster-whisper int8's (BENCHMARKS.md, "File transcription through the CLI").
-    public static let `default` = ComputeType.auto
-
-    /// The type a `WhisperModel` loads in unless told: `float32`, whose transcripts match faster-whisper's at
-    /// `compute_type="float32"` token for token (the engine's parity tests).
-    public static let reference = ComputeType.float32
+    /// The type the default model load uses: `float32`, whose transcripts match faster-whisper's at
+    /// `compute_type="float32"` token for token on ≥ 90 % of clips (the parity tests).
+    public static let `default` = ComputeType.float32
 
     /// What `self` becomes on this machine: `auto` and unavailable types resolved to the ones that run.
     public var resolved: ComputeType {
