@@ -26,6 +26,18 @@ import Testing
         #expect(PreviewDecoding().positions(forSamples: 40 * 16_000) == 1_500)
     }
 
+    @Test("previews of a float32 or bf16 session decode in int8 where oneDNN runs it, else at the session's precision")
+    func previewPrecision() {
+        let preview = PreviewDecoding()
+        let int8Runs = ComputeType.int8.resolved == .int8
+        #expect(preview.computeType(forSession: .float32) == (int8Runs ? .int8 : nil))
+        #expect(preview.computeType(forSession: .int8) == nil)
+        #expect(preview.computeType(forSession: .auto) == nil || ComputeType.auto.resolved != .int8)
+        var same = preview
+        same.sessionPrecision = true
+        #expect(same.computeType(forSession: .float32) == nil)
+    }
+
     @Test("the encoder's shapes stay few over any window lengths (the engine caches a product per shape)")
     func fewShapes() {
         let shapes = Set(stride(from: 0, through: 30 * 16_000, by: 160).map { PreviewDecoding().positions(forSamples: $0) })

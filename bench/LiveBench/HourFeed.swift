@@ -85,8 +85,11 @@ func runHourFeed(minutes: Int, clips: [CorpusItem]) async throws {
         loop += [Float](repeating: 0, count: 3 * 16_000)
     }
     let english = Locale(identifier: "en-US")
+    // LIVE_BENCH_COMPUTE: the transcriber's compute type (default: the library's, float32), e.g. int8 to finish sooner.
+    let compute = ProcessInfo.processInfo.environment["LIVE_BENCH_COMPUTE"].flatMap(ComputeType.init(rawValue:)) ?? .default
     let transcriber = SpeechTranscriber(locale: english, transcriptionOptions: [], reportingOptions: [.volatileResults],
-                                        attributeOptions: [.audioTimeRange])
+                                        attributeOptions: [.audioTimeRange],
+                                        engineConfiguration: .init(computeType: compute))
     let detector = SpeechDetector(detectionOptions: .init(sensitivityLevel: .medium), reportResults: false)
     let analyzer = SpeechAnalyzer(modules: [transcriber, detector])
     let format = await SpeechAnalyzer.bestAvailableAudioFormat(compatibleWith: [transcriber])!
@@ -105,7 +108,7 @@ func runHourFeed(minutes: Int, clips: [CorpusItem]) async throws {
     let started = Date()
     let marks = Mutex((next: 0, lastWall: 0.0))
     report(String(format: "hour feed: %.1f s loop (%d clips + 3 s pauses), %d min of audio, volatile + detector, whisper-tiny.en",
-                 Double(loop.count) / 16_000, clips.count, minutes))
+                 Double(loop.count) / 16_000, clips.count, minutes) + " \(compute)")
     report("audio min | RSS MB | heap held / in use MB | wall s since the last | finals | final words | volatiles")
     let feed = LoopedFeed(loop: loop, totalSamples: minutes * 60 * 16_000) { position in
         marks.withLock { mark in
@@ -113,8 +116,18 @@ func runHourFeed(minutes: Int, clips: [CorpusItem]) async throws {
             let wall = Date().timeIntervalSince(started)
             let (finals, volatiles, words) = counts.withLock { ($0.finals, $0.volatiles, $0.finalWords) }
             let heap = heapMegabytes()
-            report(String(format: "%9.1f | %6.1f | %7.1f / %7.1f | %21.1f | %6d | %11d | %9d", Double(position) / (60 * 16_000),
-                         residentMegabytes(), heap.held, heap.inUse, wall - mark.lastWall, finals, words, volatiles))
+            var line = String(format: "%9.1f | %6.1f | %7.1f / %7.1f | %21.1f | %6d | %11d | %9d", Double(position) / (60 * 16_000),
+                              residentMegabytes(), heap.held, heap.inUse, wall - mark.lastWall, finals, words, volatiles)
+            // LIVE_BENCH_MALLOC_TRIM=1: glibc's malloc_trim(0) at each report, and the resident size after it (what
+            // of the arenas' free memory the system gets back).
+            if ProcessInfo.processInfo.environment["LIVE_BENCH_MALLOC_TRIM"] == "1" {
+                typealias MallocTrim = @convention(c) (Int) -> Int32
+                if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") {
+                    _ = unsafeBitCast(symbol, to: MallocTrim.self)(0)
+                    line += String(format: " | RSS after malloc_trim %.1f MB", residentMegabytes())
+                }
+            }
+            report(line)
             mark = (mark.next + every, wall)
         }
     }

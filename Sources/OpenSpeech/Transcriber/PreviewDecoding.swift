@@ -10,6 +10,10 @@ import SpeechEngine
 ///   float32 (a seventh in int8; BENCHMARKS.md). With under a second or two of padding the model tends to loop
 ///   ("and so and so and so..."), hence three seconds. Whole seconds keep the encoder's matrix shapes to 30, so the
 ///   engine's products cached per shape stay few over a long stream.
+/// - The products run in int8 when the session's are float32 or bf16 and the CPU runs int8 through oneDNN
+///   (`computeType(forSession:)`): a preview then costs about a third of a float32 one (BENCHMARKS.md, `bench/live
+///   window`: 40–200 ms of CPU against 120–570 ms), its whole-clip WER on the 12 live clips that of a full float32
+///   decoding; the model is loaded a second time at that precision (whisper-tiny.en: 39 M weights, about 40 MB).
 /// - The tokens decoded are capped in proportion to the audio (`maxNewTokens`), so a loop costs little, and a loop
 ///   that still came out is cut (`withoutLoops`).
 package struct PreviewDecoding: Sendable, Equatable {
@@ -24,7 +28,20 @@ package struct PreviewDecoding: Sendable, Equatable {
     /// A phrase of this many words or more said twice in a row in a preview is a loop.
     var loopPhraseWords = 4
 
+    /// Previews decode at the session's own precision (false: int8 where `computeType(forSession:)` allows).
+    package var sessionPrecision = false
+
     package init() {}
+
+    /// The compute type previews decode with when it is not the session's `computeType`, else nil: int8 for a
+    /// float32 or bf16 session where int8 runs through oneDNN (`ComputeType.int8.resolved` is int8).
+    func computeType(forSession computeType: ComputeType) -> ComputeType? {
+        guard !sessionPrecision, ComputeType.int8.resolved == .int8 else { return nil }
+        switch computeType.resolved {
+        case .float32, .bfloat16: return .int8
+        default: return nil
+        }
+    }
 
     /// Positions of a 30 s window: the encoder's whole context.
     static let fullPositions = 1_500

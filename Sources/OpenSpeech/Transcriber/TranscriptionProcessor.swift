@@ -52,6 +52,9 @@ actor TranscriptionProcessor: ModuleProcessor {
     private var model: WhisperModel?
     private var modelKey: ModelCache.Key?
     private var session: WhisperSession?
+    /// Volatile previews' own session, on the model at `PreviewDecoding.computeType` (nil: previews use `session`).
+    private var previewSession: WhisperSession?
+    private var previewModelKey: ModelCache.Key?
     /// The context's strings (all tags): the phrases the engine's contextual biasing favours.
     private var contextPhrases: [String] = []
     /// The prompt policy for these phrases, tokenized once per context (nil: not yet, or the context changed).
@@ -77,6 +80,8 @@ actor TranscriptionProcessor: ModuleProcessor {
     private var agreement = LocalAgreement()
     /// Results are final up to this timeline sample.
     private var finalizedThrough: Int64 = 0
+    /// The end of the last speech region of the detector whose words were committed at its pause (`PauseCommit`).
+    private var pauseCommittedThrough: Int64 = 0
     /// When the window is decoded: agreement decodings on the audio's schedule, previews when keeping up.
     private var schedule: VolatileDecodeSchedule
     private var showingVolatile = false
@@ -149,6 +154,15 @@ actor TranscriptionProcessor: ModuleProcessor {
         model = loaded
         modelKey = key
         session = WhisperSession(model: loaded, maxBeams: settings.beamSize)
+        if settings.volatile, settings.previewSeconds != nil, let preview = settings.previewDecoding,
+           let type = preview.computeType(forSession: settings.computeType) {
+            let previewKey = ModelCache.Key(directory: directory, computeType: type)
+            // Previews fall back to the session's model if this one does not load.
+            if let previewModel = try? await ModelCache.shared.acquire(previewKey, retention: retention) {
+                previewModelKey = previewKey
+                previewSession = WhisperSession(model: previewModel, maxBeams: 1)
+            }
+        }
     }
 
     /// Follows the speech regions of a `SpeechDetector` among the analyzer's modules (nil: there is none). Takes
@@ -176,7 +190,10 @@ actor TranscriptionProcessor: ModuleProcessor {
         received = start + Int64(samples.count)
         if settings.volatile {
             buffer.append(contentsOf: samples)
-            switch schedule.received(through: bufferStart + Int64(buffer.count), at: Self.now()) {
+            let decoding = schedule.received(through: bufferStart + Int64(buffer.count), at: Self.now())
+            // At a pause the commit's decoding takes the place of the one scheduled.
+            guard try !commitAtPause() else { return }
+            switch decoding {
             case .agreement: try decodeVolatile()
             case .preview: try previewVolatile()
             case nil: break
@@ -217,8 +234,10 @@ actor TranscriptionProcessor: ModuleProcessor {
         buffer = []
         finalOnly = nil
         session = nil
+        previewSession = nil
         model = nil
         if let modelKey { await ModelCache.shared.release(modelKey) }
+        if let previewModelKey { await ModelCache.shared.release(previewModelKey) }
         end(error)
     }
 
@@ -294,6 +313,24 @@ actor TranscriptionProcessor: ModuleProcessor {
         showingVolatile = !words.isEmpty
     }
 
+    /// When the detector beside the transcriber has closed the speech heard after the last final (a pause of its
+    /// `minSilenceDuration`), that speech's words become final now, from a decoding of the window through the pause,
+    /// instead of waiting for two agreement decodings (`PauseCommit`); returns whether it committed. A function of the
+    /// audio alone: the analyzer gives each buffer to the detector before the transcriber, so the detector's regions
+    /// at a buffer do not depend on timing.
+    private func commitAtPause() throws -> Bool {
+        guard let regions = speechRegions else { return false }
+        let end = bufferStart + Int64(buffer.count)
+        let known = regions.snapshot(overlapping: bufferStart..<end, margin: 0)
+        guard let through = PauseCommit.commitPoint(closedRegions: known.regions, speechInProgress: known.openStart != nil,
+                                                    finalizedThrough: max(finalizedThrough, pauseCommittedThrough),
+                                                    received: end)
+        else { return false }
+        pauseCommittedThrough = through
+        try commitVolatile(through: through)
+        return true
+    }
+
     /// Wall-clock seconds (monotonic), for the schedule's estimate of the backlog.
     private static func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
@@ -336,8 +373,9 @@ actor TranscriptionProcessor: ModuleProcessor {
         // Agreement decodings hear the padded 30 s as file transcription does: their words become finals.
         let cheaper = kind == .preview ? settings.previewDecoding : nil
         if let cheaper { options.maxNewTokens = cheaper.maxNewTokens(forSamples: window.count) }
+        let decoder = cheaper != nil ? previewSession ?? session : session
         let started = Self.now()
-        let segments = try session.decodeWindow(samples: window, previousTokens: promptTokens(promptText),
+        let segments = try decoder.decodeWindow(samples: window, previousTokens: promptTokens(promptText),
                                                 timeOffset: Double(bufferStart) / Self.rate, options: options,
                                                 encodedPositions: cheaper?.positions(forSamples: window.count))
         schedule.measured(kind, decodeSeconds: Self.now() - started)

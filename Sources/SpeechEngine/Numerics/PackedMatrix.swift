@@ -6,7 +6,11 @@ import Synchronization
 /// A linear layer's weight `W[rows × columns]` (`[out, in]`) and bias, packed once at load into the layout oneDNN's
 /// kernel for this CPU wants, in fp32, bf16 or int8; multiplies fp32 rows: `Y = X · Wᵀ + b`.
 ///
-/// Matmul primitives are created once per shape (rows of X, part of W, thread slot) and reused. Each runs on its
+/// Matmul primitives are created once per shape (rows of X, part of W, thread slot) and reused. Row counts from 9 to
+/// 256 (the decoder's prompt and word-timing passes, as many rows as tokens) are rounded up to a few buckets
+/// (`plannedRows`) and run on rows padded with copies of the last one, so a long stream plans a bounded set of
+/// primitives rather than one per token count (723 shapes and their scratchpads over an hour of live audio before);
+/// a row's result does not depend on the other rows, so padding changes no bit (`PackedMatrixTests`). Each runs on its
 /// caller's thread; the engine's `Parallel` splits large products: by rows of X (the encoder's frames) or, for
 /// weights too large for one core's share of bandwidth (the output projection), by parts of W packed separately.
 ///
@@ -29,6 +33,8 @@ final class PackedMatrix: @unchecked Sendable {
     /// Whether oneDNN's kernel here takes W as it is (no blocked layout: its gemm-based kernels on AVX2). Products of
     /// few rows then run transposed (`multiplyTransposed`).
     private let plain: Bool
+    /// Whether row counts are rounded up to `plannedRows` (false: every count planned as it is; tests compare).
+    private let bucketsRows: Bool
 
     /// Rows `range` of W, packed for the kernel, with their oneDNN memory object (shared read-only by products).
     private struct Part {
@@ -45,24 +51,25 @@ final class PackedMatrix: @unchecked Sendable {
     }
 
     /// fp32 weights, kept as fp32 or rounded to bf16; `parts` > 1 splits W's rows into separately packed parts.
-    convenience init(weights: UnsafePointer<Float>, rows: Int, columns: Int, bias: Tensor?, precision: Precision, parts: Int) {
+    convenience init(weights: UnsafePointer<Float>, rows: Int, columns: Int, bias: Tensor?, precision: Precision, parts: Int,
+                     bucketsRows: Bool = true) {
         switch precision {
         case .float32:
             self.init(rows: rows, columns: columns, bias: bias, precision: .float32, scales: nil, parts: parts,
-                      source: UnsafeRawPointer(weights))
+                      source: UnsafeRawPointer(weights), bucketsRows: bucketsRows)
         case .bfloat16:
             let halves = UnsafeMutablePointer<UInt16>.allocate(capacity: rows * columns)
             defer { halves.deallocate() }
             RowQuantization.roundToBFloat16(weights, into: halves, count: rows * columns)
             self.init(rows: rows, columns: columns, bias: bias, precision: .bfloat16, scales: nil, parts: parts,
-                      source: UnsafeRawPointer(halves))
+                      source: UnsafeRawPointer(halves), bucketsRows: bucketsRows)
         case .int8:
             let values = UnsafeMutablePointer<Int8>.allocate(capacity: rows * columns)
             let scales = UnsafeMutablePointer<Float>.allocate(capacity: rows)
             defer { values.deallocate(); scales.deallocate() }
             RowQuantization.quantize(weights, rows: 0..<rows, columns: columns, into: values, factors: scales)
             self.init(rows: rows, columns: columns, bias: bias, precision: .int8, scales: scales, parts: parts,
-                      source: UnsafeRawPointer(values))
+                      source: UnsafeRawPointer(values), bucketsRows: bucketsRows)
         }
     }
 
@@ -74,8 +81,9 @@ final class PackedMatrix: @unchecked Sendable {
     }
 
     private init(rows: Int, columns: Int, bias: Tensor?, precision: Precision, scales: UnsafePointer<Float>?, parts: Int,
-                 source: UnsafeRawPointer) {
+                 source: UnsafeRawPointer, bucketsRows: Bool = true) {
         MatrixBackend.prepare
+        self.bucketsRows = bucketsRows
         self.rows = rows
         self.columns = columns
         self.bias = bias
@@ -199,15 +207,50 @@ final class PackedMatrix: @unchecked Sendable {
             multiplyTransposed(x, rows: inputRows, into: y, accumulate: accumulate, scratch: scratch, parallel: parallel)
             return
         }
+        let planned = bucketsRows ? Self.plannedRows(inputRows) : inputRows
         let k = columns, n = rows
-        // Scratch: int8: quantized rows, row factors, int32-scaled products; bf16: rounded rows.
-        let quantizedFloats = (inputRows * k + 3) / 4
-        let space: UnsafeMutablePointer<Float>
-        switch precision {
-        case .float32: space = scratch.reserve(1)
-        case .bfloat16: space = scratch.reserve((inputRows * k + 1) / 2)
-        case .int8: space = scratch.reserve(quantizedFloats + inputRows + inputRows * n)
+        let own = scratchFloats(rows: planned)
+        guard planned > inputRows else {
+            multiplyPlanned(x, rows: inputRows, into: y, accumulate: accumulate, space: scratch.reserve(own),
+                            parallel: parallel)
+            return
         }
+        // Padded: X's rows then copies of its last row; Y's rows (its values, to accumulate onto) then spare rows.
+        let space = scratch.reserve(own + planned * (k + n))
+        let paddedX = space + own, paddedY = paddedX + planned * k
+        paddedX.update(from: x, count: inputRows * k)
+        for r in inputRows..<planned { (paddedX + r * k).update(from: x + (inputRows - 1) * k, count: k) }
+        if accumulate { paddedY.update(from: y, count: inputRows * n) }
+        multiplyPlanned(paddedX, rows: planned, into: paddedY, accumulate: accumulate, space: space, parallel: parallel)
+        y.update(from: paddedY, count: inputRows * n)
+    }
+
+    /// The row count a product of `inputRows` rows runs with: up to 8 (beams, single tokens) and above 256 (the
+    /// encoder's frames, in whole seconds) as it is; from 9 to 64 rounded up to a multiple of 8, to 256 of 16 (27
+    /// shapes in all up to 256 rows, where a live stream met one per token count).
+    static func plannedRows(_ inputRows: Int) -> Int {
+        switch inputRows {
+        case ...8, 257...: inputRows
+        case ...64: (inputRows + 7) / 8 * 8
+        default: (inputRows + 15) / 16 * 16
+        }
+    }
+
+    /// Floats of scratch a product of `inputRows` rows uses: int8: quantized rows, row factors, int32-scaled
+    /// products; bf16: rounded rows.
+    private func scratchFloats(rows inputRows: Int) -> Int {
+        switch precision {
+        case .float32: 1
+        case .bfloat16: (inputRows * columns + 1) / 2
+        case .int8: (inputRows * columns + 3) / 4 + inputRows + inputRows * rows
+        }
+    }
+
+    /// `multiply` with `inputRows` as planned, in `space` (`scratchFloats(rows: inputRows)` floats).
+    private func multiplyPlanned(_ x: UnsafePointer<Float>, rows inputRows: Int, into y: UnsafeMutablePointer<Float>,
+                                 accumulate: Bool, space: UnsafeMutablePointer<Float>, parallel: Parallel) {
+        let k = columns, n = rows
+        let quantizedFloats = (inputRows * k + 3) / 4
         let rowFactors = space + quantizedFloats, products = rowFactors + inputRows
         let source: UnsafeRawPointer
         let rowSlices = inputRows >= 2 * Self.minimumRowsPerSlice ? parallel : .serial
