@@ -39,6 +39,7 @@ enum WeightScope: Sendable, Equatable {
 
 /// All weights of a Whisper model, converted once at load to the compute type's form.
 struct WhisperWeights: Sendable {
+
     let dimensions: ModelDimensions
     /// The type the products run in (resolved: never `auto`).
     let computeType: ComputeType
@@ -47,8 +48,9 @@ struct WhisperWeights: Sendable {
     let encoderPositions: Tensor
     let encoderLayers: [EncoderLayerWeights]
     let encoderNormGamma: Tensor, encoderNormBeta: Tensor
-    /// `[vocabulary, d]` in half precision (exact for fp16 models): the token embeddings.
-    let embedding: HalfMatrix
+    /// `[vocabulary, d]`: the token embeddings, in half precision (exact for fp16 models) or, for `int8`, quantized
+    /// per row as CTranslate2 looks them up.
+    let embedding: TokenEmbeddings
     /// The output projection (the embedding matrix, tied), in the compute type.
     let outputProjection: Linear
     let decoderPositions: Tensor
@@ -126,8 +128,8 @@ struct WhisperWeights: Sendable {
             #if canImport(CDNNL)
             if computeType == .int8 && alwaysHalf && !floatOnly && Int8Matrix.replacesOneDNN {
                 // int8 without VNNI: the decoder's few-row products through the engine's own AVX2 kernel.
-                if let matrix = try file.withInt8Matrix(name, { values, factors in
-                    Int8Matrix(int8: values, factors: factors, rows: out, columns: inputs, bias: bias)
+                if let matrix = try file.withInt8Matrix(name, { values, scales in
+                    Int8Matrix(int8: values, scales: scales, rows: out, columns: inputs, bias: bias)
                 }) {
                     return Linear(weight: .int8(matrix), bias: bias)
                 }
@@ -146,8 +148,8 @@ struct WhisperWeights: Sendable {
                 // maps buffers above 32 MB anew (zeroing every page) on each call instead of reusing freed memory.
                 let bytes = out * inputs * (precision == .int8 ? 1 : precision == .bfloat16 ? 2 : 4)
                 let parts = out * inputs < 4 << 20 ? 1 : (max(threads, (bytes + (16 << 20) - 1) >> 24) + threads - 1) / threads * threads
-                if precision == .int8, let packed = try file.withInt8Matrix(name, { values, factors in
-                    PackedMatrix(int8: values, factors: factors, rows: out, columns: inputs, bias: bias, parts: parts)
+                if precision == .int8, let packed = try file.withInt8Matrix(name, { values, scales in
+                    PackedMatrix(int8: values, scales: scales, rows: out, columns: inputs, bias: bias, parts: parts)
                 }) {
                     return Linear(weight: .packed(packed), bias: bias)
                 }
@@ -178,12 +180,26 @@ struct WhisperWeights: Sendable {
         encoderNormGamma = try file.tensor("encoder/layer_norm/gamma", shape: [d])
         encoderNormBeta = try file.tensor("encoder/layer_norm/beta", shape: [d])
         if case .step(let tokens) = scope {
-            embedding = try file.halfMatrix("decoder/embeddings/weight", rows: tokens)
-            outputProjection = Linear(weight: .half(embedding), bias: nil)
+            let rows = try file.halfMatrix("decoder/embeddings/weight", rows: tokens)
+            embedding = .half(rows)
+            outputProjection = Linear(weight: .half(rows), bias: nil)
         } else {
-            embedding = try file.halfMatrix("decoder/embeddings/weight")
-            if computeType == .float16 || !MatrixBackend.hasOneDNN {
-                outputProjection = Linear(weight: .half(embedding), bias: nil)
+            let name = "decoder/embeddings/weight", vocabulary = dimensions.vocabularySize
+            if computeType == .int8 {
+                // As CTranslate2: the embedding matrix quantized like every weight, tokens looked up in it.
+                if let rows = try file.withInt8Matrix(name, { values, scales in
+                    QuantizedRows(int8: values, scales: scales, rows: vocabulary, columns: d)
+                }) {
+                    embedding = .int8(rows)
+                } else {
+                    let values = try file.tensor(name, shape: [vocabulary, d])
+                    embedding = .int8(QuantizedRows(weights: values.pointer, rows: vocabulary, columns: d))
+                }
+            } else {
+                embedding = .half(try file.halfMatrix(name))
+            }
+            if computeType == .float16 || !MatrixBackend.hasOneDNN, case .half(let rows) = embedding {
+                outputProjection = Linear(weight: .half(rows), bias: nil)
             } else {
                 outputProjection = try linear("decoder/embeddings/weight", dimensions.vocabularySize, d, bias: nil,
                                               alwaysHalf: true)
