@@ -6,22 +6,23 @@
 #include <immintrin.h>
 #endif
 
-// No fused multiply-adds: the rescaling must round as the oneDNN int8 path's (product · weight factor, then
-// · row factor + bias), whichever level runs.
+// No fused multiply-adds: the rescaling must round as the oneDNN int8 path's (`openspeech_vk_rescale`: product
+// · row inverse, / weight scale, + bias), whichever level runs.
 #pragma clang fp contract(off)
 
-/// Rescales one exact int32 sum into y[m, n] as `RowQuantization.rescale` does after oneDNN's output scales.
-static inline __attribute__((always_inline)) void store_result(int32_t sum, long m, long n, const float *weight_factors,
-                                                               const float *x_factors, const float *bias, float *y,
+/// Rescales one exact int32 sum into y[m, n] as `openspeech_vk_rescale` does (CTranslate2's dequantization):
+/// `((float)sum · x_inverses[m]) / weight_scales[n] + bias[n]`, x_inverses[m] = 1 / x_scales[m].
+static inline __attribute__((always_inline)) void store_result(int32_t sum, long m, long n, const float *weight_scales,
+                                                               const float *x_inverses, const float *bias, float *y,
                                                                long stride, int accumulate) {
-    float scaled = (float)sum * weight_factors[n];
-    float value = bias ? scaled * x_factors[m] + bias[n] : scaled * x_factors[m];
+    float value = (float)sum * x_inverses[m] / weight_scales[n];
+    if (bias) value = value + bias[n];
     float *out = y + m * stride + n;
     *out = accumulate ? *out + value : value;
 }
 
-static void portable_int8_product(const int8_t *weights, const float *weight_factors, long columns, const int8_t *x,
-                                  const float *x_factors, long count, long row_begin, long row_end, const float *bias,
+static void portable_int8_product(const int8_t *weights, const float *weight_scales, long columns, const int8_t *x,
+                                  const float *x_inverses, long count, long row_begin, long row_end, const float *bias,
                                   float *y, long stride, int accumulate) {
     for (long n = row_begin; n < row_end; n++) {
         const int8_t *w = weights + n * columns;
@@ -29,7 +30,7 @@ static void portable_int8_product(const int8_t *weights, const float *weight_fac
             const int8_t *row = x + m * columns;
             int32_t sum = 0;
             for (long k = 0; k < columns; k++) sum += (int32_t)row[k] * (int32_t)w[k];
-            store_result(sum, m, n, weight_factors, x_factors, bias, y, stride, accumulate);
+            store_result(sum, m, n, weight_scales, x_inverses, bias, y, stride, accumulate);
         }
     }
 }
@@ -71,10 +72,13 @@ static inline __attribute__((always_inline)) AVX2_ATTR void avx2_block(
     }
 }
 
-static AVX2_ATTR void avx2_int8_product(const int8_t *weights, const float *weight_factors, long columns,
-                                        const int8_t *x, const float *x_factors, long count, long row_begin,
+typedef float vk_f8 __attribute__((vector_size(32)));
+typedef int32_t vk_i8 __attribute__((vector_size(32)));
+
+static AVX2_ATTR void avx2_int8_product(const int8_t *weights, const float *weight_scales, long columns,
+                                        const int8_t *x, const float *x_inverses, long count, long row_begin,
                                         long row_end, const float *bias, float *y, long stride, int accumulate) {
-    int32_t sums[6];
+    int32_t sums[8] = {0};
     for (long n = row_begin; n < row_end; n++) {
         const int8_t *w = weights + n * columns;
         // Up to 6 rows of x per pass over W's row (a beam of 5 in one), more in blocks of 4 (the row stays in L1).
@@ -89,24 +93,43 @@ static AVX2_ATTR void avx2_int8_product(const int8_t *weights, const float *weig
             case 5: avx2_block(w, columns, x, m0, 5, sums); break;
             default: avx2_block(w, columns, x, m0, 6, sums); break;
             }
-            for (int j = 0; j < block; j++)
-                store_result(sums[j], m0 + j, n, weight_factors, x_factors, bias, y, stride, accumulate);
+            // The block's rescaling in one vector (one division for the block, lane for lane store_result's).
+            vk_i8 integers;
+            vk_f8 inverses = {0};
+            __builtin_memcpy(&integers, sums, sizeof integers);
+            for (int j = 0; j < block; j++) inverses[j] = x_inverses[m0 + j];
+            const float scale = weight_scales[n];
+            vk_f8 values = __builtin_convertvector(integers, vk_f8) * inverses / (vk_f8){scale, scale, scale, scale, scale, scale, scale, scale};
+            if (bias) values = values + bias[n];
+            for (int j = 0; j < block; j++) {
+                float *out = y + (m0 + j) * stride + n;
+                *out = accumulate ? *out + values[j] : values[j];
+            }
             m0 += block;
         }
     }
 }
 #endif
 
-void openspeech_vk_int8_product(const int8_t *weights, const float *weight_factors, long columns, const int8_t *x,
-                                const float *x_factors, long count, long row_begin, long row_end, const float *bias,
+void openspeech_vk_int8_product(const int8_t *weights, const float *weight_scales, long columns, const int8_t *x,
+                                const float *x_scales, long count, long row_begin, long row_end, const float *bias,
                                 float *y, long stride, int accumulate) {
+    // Rows of x in chunks, each with its scales' reciprocals computed once (CTranslate2's `1 / a_scale`).
+    enum { chunk = 64 };
+    float inverses[chunk];
+    for (long m0 = 0; m0 < count; m0 += chunk) {
+        long rows = count - m0 < chunk ? count - m0 : chunk;
+        for (long j = 0; j < rows; j++) inverses[j] = 1.0f / x_scales[m0 + j];
+        const int8_t *xs = x + m0 * columns;
+        float *ys = y + m0 * stride;
 #if defined(__x86_64__)
-    if (openspeech_vk_current_level() >= openspeech_vk_avx2) {
-        avx2_int8_product(weights, weight_factors, columns, x, x_factors, count, row_begin, row_end, bias, y, stride,
-                          accumulate);
-        return;
-    }
+        if (openspeech_vk_current_level() >= openspeech_vk_avx2) {
+            avx2_int8_product(weights, weight_scales, columns, xs, inverses, rows, row_begin, row_end, bias, ys, stride,
+                              accumulate);
+            continue;
+        }
 #endif
-    portable_int8_product(weights, weight_factors, columns, x, x_factors, count, row_begin, row_end, bias, y, stride,
-                          accumulate);
+        portable_int8_product(weights, weight_scales, columns, xs, inverses, rows, row_begin, row_end, bias, ys, stride,
+                              accumulate);
+    }
 }

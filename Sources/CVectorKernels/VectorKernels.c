@@ -35,8 +35,9 @@ struct openspeech_vk_table {
     void (*softmax)(float *, long);
     float (*exp_sum)(const float *, long, float);
     void (*gelu)(float *, long);
-    void (*quantize_rows)(const float *, long, long, long, int8_t *, float *);
-    void (*rescale)(const float *, long, long, long, long, long, const float *, const float *, float *, int);
+    void (*quantize_rows)(const float *, long, long, long, int8_t *, float *, int);
+    void (*rescale)(const int32_t *, long, long, long, long, long, const float *, const float *, const float *, float *,
+                    int);
     void (*widen_halves)(const uint16_t *, float *, long);
     void (*widen_split)(const uint16_t *, long, float *, float *);
     void (*half_dot_rows)(const uint16_t *, long, const float *, long, long, float *, int);
@@ -49,13 +50,13 @@ struct openspeech_vk_table {
 #undef VK
 
 #if defined(__x86_64__)
-#define VK_ATTR __attribute__((target("avx2,avx,f16c,popcnt,sse4.2")))
+#define VK_ATTR __attribute__((target("avx2,fma,avx,f16c,popcnt,sse4.2")))
 #define VK(name) avx2_##name
 #include "VectorKernelsBody.h"
 #undef VK_ATTR
 #undef VK
 
-#define VK_ATTR __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,avx,f16c,popcnt,sse4.2")))
+#define VK_ATTR __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,avx,f16c,popcnt,sse4.2")))
 #define VK(name) avx512_##name
 #include "VectorKernelsBody.h"
 #undef VK_ATTR
@@ -68,7 +69,7 @@ openspeech_vk_level openspeech_vk_cpu_level(void) {
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq")
         && __builtin_cpu_supports("avx512vl"))
         return openspeech_vk_avx512;
-    if (__builtin_cpu_supports("avx2")) return openspeech_vk_avx2;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return openspeech_vk_avx2;
 #endif
     return openspeech_vk_portable;
 }
@@ -146,12 +147,15 @@ float openspeech_vk_exp_shifted(float *x, long count, float shift) { return tabl
 void openspeech_vk_softmax(float *x, long count) { table()->softmax(x, count); }
 float openspeech_vk_exp_sum(const float *x, long count, float shift) { return table()->exp_sum(x, count, shift); }
 void openspeech_vk_gelu(float *x, long count) { table()->gelu(x, count); }
-void openspeech_vk_quantize_rows(const float *x, long row_begin, long row_end, long columns, int8_t *q, float *factors) {
-    table()->quantize_rows(x, row_begin, row_end, columns, q, factors);
+void openspeech_vk_quantize_rows(const float *x, long row_begin, long row_end, long columns, int8_t *q, float *scales,
+                                 int shifted) {
+    table()->quantize_rows(x, row_begin, row_end, columns, q, scales, shifted);
 }
-void openspeech_vk_rescale(const float *products, long row_begin, long row_end, long column_begin, long column_end,
-                           long stride, const float *row_factors, const float *bias, float *y, int accumulate) {
-    table()->rescale(products, row_begin, row_end, column_begin, column_end, stride, row_factors, bias, y, accumulate);
+void openspeech_vk_rescale(const int32_t *products, long row_begin, long row_end, long column_begin, long column_end,
+                           long stride, const float *row_scales, const float *column_scales, const float *bias, float *y,
+                           int accumulate) {
+    table()->rescale(products, row_begin, row_end, column_begin, column_end, stride, row_scales, column_scales, bias, y,
+                     accumulate);
 }
 void openspeech_vk_widen_halves(const uint16_t *halves, float *out, long count) {
     table()->widen_halves(halves, out, count);

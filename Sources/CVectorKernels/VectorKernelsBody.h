@@ -11,6 +11,10 @@ static inline __attribute__((always_inline)) VK_ATTR vf16 VK(splat)(float c) { v
 static inline __attribute__((always_inline)) VK_ATTR vf16 VK(select)(vi16 mask, vf16 a, vf16 b) {
     return (vf16)(((vi16)a & mask) | ((vi16)b & ~mask));
 }
+/// a · b + c per lane with one rounding (the FMA instruction at AVX2 and AVX-512, libm's exact `fmaf` below).
+static inline __attribute__((always_inline)) VK_ATTR vf16 VK(fma)(vf16 a, vf16 b, vf16 c) {
+    return __builtin_elementwise_fma(a, b, c);
+}
 /// Σ lanes from lane 0 up, starting at -0 (Swift's `SIMD.sum()`).
 static inline __attribute__((always_inline)) VK_ATTR float VK(sum)(vf16 v) {
     float s = -0.0f;
@@ -158,8 +162,12 @@ static VK_ATTR void VK(gelu)(float *x, long count) {
     }
 }
 
+/// Rows of x as int8 with CTranslate2's per-row scale (`scales[r] = 127 / max|x_r|`, 1 for a zero row) and its
+/// rounding: weights `q = round(x · scale)`; activations (`shifted`) as CTranslate2 shifts them into u8 for its
+/// u8 × s8 products, `q = round(fma(x, scale, 128)) - 128` (one rounding of x · scale + 128, then to the nearest
+/// integer, ties to even), which differs from the unshifted rounding where x · scale is within 2^-17 of a half.
 static VK_ATTR void VK(quantize_rows)(const float *x, long row_begin, long row_end, long columns, int8_t *q,
-                                      float *factors) {
+                                      float *scales, int shifted) {
     for (long r = row_begin; r < row_end; r++) {
         const float *row = x + r * columns;
         int8_t *out = q + r * columns;
@@ -172,44 +180,60 @@ static VK_ATTR void VK(quantize_rows)(const float *x, long row_begin, long row_e
         float amax = VK(lanes_max)(largest);
         for (; i < columns; i++) { float m = __builtin_fabsf(row[i]); amax = m >= amax ? m : amax; }
         float scale = amax > 0 ? 127.0f / amax : 1.0f;
-        factors[r] = amax > 0 ? amax / 127.0f : 1.0f;
+        scales[r] = scale;
         long j = 0;
         // Adding 1.5·2^23 rounds to the nearest integer (ties to even) in the low mantissa bits.
-        for (; j + 16 <= columns; j += 16) {
-            vu16 integers = (vu16)(VK(load)(row + j) * scale + 12582912.0f) - 0x4B400000u;
-            vc16 bytes = __builtin_convertvector(integers, vc16);
-            __builtin_memcpy(out + j, &bytes, sizeof bytes);
-        }
-        for (; j < columns; j++) {
-            float shifted = row[j] * scale + 12582912.0f;
-            uint32_t bits;
-            __builtin_memcpy(&bits, &shifted, 4);
-            out[j] = (int8_t)(uint8_t)(bits - 0x4B400000u);
+        if (shifted) {
+            const vf16 offset = VK(splat)(128.0f);
+            for (; j + 16 <= columns; j += 16) {
+                vf16 t = VK(fma)(VK(load)(row + j), VK(splat)(scale), offset);
+                vu16 integers = (vu16)(t + 12582912.0f) - 0x4B400000u - 128u;
+                vc16 bytes = __builtin_convertvector(integers, vc16);
+                __builtin_memcpy(out + j, &bytes, sizeof bytes);
+            }
+            for (; j < columns; j++) {
+                float shifted_value = __builtin_fmaf(row[j], scale, 128.0f) + 12582912.0f;
+                uint32_t bits;
+                __builtin_memcpy(&bits, &shifted_value, 4);
+                out[j] = (int8_t)(uint8_t)(bits - 0x4B400000u - 128u);
+            }
+        } else {
+            for (; j + 16 <= columns; j += 16) {
+                vu16 integers = (vu16)(VK(load)(row + j) * scale + 12582912.0f) - 0x4B400000u;
+                vc16 bytes = __builtin_convertvector(integers, vc16);
+                __builtin_memcpy(out + j, &bytes, sizeof bytes);
+            }
+            for (; j < columns; j++) {
+                float shifted_value = row[j] * scale + 12582912.0f;
+                uint32_t bits;
+                __builtin_memcpy(&bits, &shifted_value, 4);
+                out[j] = (int8_t)(uint8_t)(bits - 0x4B400000u);
+            }
         }
     }
 }
 
-static VK_ATTR void VK(rescale)(const float *products, long row_begin, long row_end, long column_begin,
-                                long column_end, long stride, const float *row_factors, const float *bias, float *y,
-                                int accumulate) {
+/// int32 products back to fp32 as CTranslate2 dequantizes them: `((float)p · (1 / row_scales[r])) / column_scales[c]
+/// + bias[c]`, then added to y with `accumulate` (a residual), over rows `stride` apart.
+static VK_ATTR void VK(rescale)(const int32_t *products, long row_begin, long row_end, long column_begin,
+                                long column_end, long stride, const float *row_scales, const float *column_scales,
+                                const float *bias, float *y, int accumulate) {
     for (long r = row_begin; r < row_end; r++) {
-        const float factor = row_factors[r];
-        const float *p = products + r * stride;
+        const float inverse = 1.0f / row_scales[r];
+        const int32_t *p = products + r * stride;
         float *out = y + r * stride;
         long c = column_begin;
-        if (bias && accumulate) {
-            for (; c + 16 <= column_end; c += 16)
-                VK(store)(VK(load)(out + c) + (VK(load)(p + c) * factor + VK(load)(bias + c)), out + c);
-            for (; c < column_end; c++) out[c] = out[c] + (p[c] * factor + bias[c]);
-        } else if (bias) {
-            for (; c + 16 <= column_end; c += 16) VK(store)(VK(load)(p + c) * factor + VK(load)(bias + c), out + c);
-            for (; c < column_end; c++) out[c] = p[c] * factor + bias[c];
-        } else if (accumulate) {
-            for (; c + 16 <= column_end; c += 16) VK(store)(VK(load)(out + c) + VK(load)(p + c) * factor, out + c);
-            for (; c < column_end; c++) out[c] = out[c] + p[c] * factor;
-        } else {
-            for (; c + 16 <= column_end; c += 16) VK(store)(VK(load)(p + c) * factor, out + c);
-            for (; c < column_end; c++) out[c] = p[c] * factor;
+        for (; c + 16 <= column_end; c += 16) {
+            vi16 integers;
+            __builtin_memcpy(&integers, p + c, sizeof integers);
+            vf16 v = __builtin_convertvector(integers, vf16) * inverse / VK(load)(column_scales + c);
+            if (bias) v = v + VK(load)(bias + c);
+            VK(store)(accumulate ? VK(load)(out + c) + v : v, out + c);
+        }
+        for (; c < column_end; c++) {
+            float v = (float)p[c] * inverse / column_scales[c];
+            if (bias) v = v + bias[c];
+            out[c] = accumulate ? out[c] + v : v;
         }
     }
 }

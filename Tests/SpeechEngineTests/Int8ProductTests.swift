@@ -16,16 +16,16 @@ struct Int8ProductTests {
         }
     }
 
-    /// y as the kernel defines it, summed plainly in Int32.
-    static func reference(weights: [Int8], factors: [Float], columns: Int, x: [Int8], xFactors: [Float], count: Int,
+    /// y as the kernel defines it (CTranslate2's dequantization), summed plainly in Int32.
+    static func reference(weights: [Int8], scales: [Float], columns: Int, x: [Int8], xScales: [Float], count: Int,
                           rows: Int, bias: [Float]?, initial: [Float], accumulate: Bool) -> [Float] {
         var y = initial
         for m in 0..<count {
             for n in 0..<rows {
                 var sum: Int32 = 0
                 for k in 0..<columns { sum += Int32(x[m * columns + k]) * Int32(weights[n * columns + k]) }
-                let scaled = Float(sum) * factors[n]
-                let value = bias.map { scaled * xFactors[m] + $0[n] } ?? scaled * xFactors[m]
+                let scaled = Float(sum) * (1 / xScales[m]) / scales[n]
+                let value = bias.map { scaled + $0[n] } ?? scaled
                 y[m * rows + n] = accumulate ? y[m * rows + n] + value : value
             }
         }
@@ -40,23 +40,23 @@ struct Int8ProductTests {
         var weights = Self.bytes(rows * columns, seed: UInt64(columns))
         // Row 0 all -128, row 1 all 127, row 2 all -127: with inputs ±127 every pair is at AVX2's int16 limit.
         for k in 0..<columns { weights[k] = -128; weights[columns + k] = 127; weights[2 * columns + k] = -127 }
-        let factors = (0..<rows).map { 0.001 * Float($0 + 1) }
+        let scales = (0..<rows).map { 1000 / Float($0 + 1) }
         let bias = (0..<rows).map { Float($0) * 0.25 - 3 }
         for count in 1...7 {
             var x = Self.bytes(count * columns, seed: UInt64(count * 1000 + columns), lowest: -127)
             // Row 0 of x at +127 and (if any) row 1 at -127 throughout.
             for k in 0..<columns { x[k] = 127 }
             if count > 1 { for k in 0..<columns { x[columns + k] = -127 } }
-            let xFactors = (0..<count).map { 0.5 + Float($0) }
+            let xScales = (0..<count).map { 1 / (0.5 + Float($0)) }
             let initial = (0..<count * rows).map { Float($0 % 11) - 5 }
             for (withBias, accumulate) in [(false, false), (true, false), (false, true), (true, true)] {
-                let expected = Self.reference(weights: weights, factors: factors, columns: columns, x: x,
-                                              xFactors: xFactors, count: count, rows: rows,
+                let expected = Self.reference(weights: weights, scales: scales, columns: columns, x: x,
+                                              xScales: xScales, count: count, rows: rows,
                                               bias: withBias ? bias : nil, initial: initial, accumulate: accumulate)
                 VectorKernelTests.atEachLevel { level in
                     var y = initial
                     bias.withUnsafeBufferPointer { b in
-                        Int8Matrix.product(weights: weights, factors: factors, columns: columns, x: x, xFactors: xFactors,
+                        Int8Matrix.product(weights: weights, scales: scales, columns: columns, x: x, xScales: xScales,
                                            count: count, rows: 0..<rows, bias: withBias ? b.baseAddress! : nil, into: &y,
                                            stride: rows, accumulate: accumulate)
                     }
@@ -71,10 +71,10 @@ struct Int8ProductTests {
     func rowSlices() {
         let rows = 40, columns = 64, count = 3
         let weights = Self.bytes(rows * columns, seed: 3), x = Self.bytes(count * columns, seed: 4, lowest: -127)
-        let factors = [Float](repeating: 0.01, count: rows), xFactors: [Float] = [1, 2, 3]
+        let scales = [Float](repeating: 100, count: rows), xScales: [Float] = [1, 0.5, 0.25]
         VectorKernelTests.atEachLevel { level in
             var y = [Float](repeating: .nan, count: count * rows)
-            Int8Matrix.product(weights: weights, factors: factors, columns: columns, x: x, xFactors: xFactors,
+            Int8Matrix.product(weights: weights, scales: scales, columns: columns, x: x, xScales: xScales,
                                count: count, rows: 10..<25, bias: nil, into: &y, stride: rows, accumulate: false)
             for m in 0..<count {
                 for n in 0..<rows { #expect(y[m * rows + n].isNaN == !(10..<25).contains(n), "at \(level.name)") }
@@ -83,7 +83,7 @@ struct Int8ProductTests {
     }
 
     @Test("fp32 rows through Int8Matrix: the fp32 product within int8 quantization error, 1–5 and 40 rows",
-          arguments: [1, 2, 3, 4, 5, 40])
+          arguments: [1, 2, 3, 4, 5, 40, 70])
     func againstFloatProduct(count: Int) {
         let rows = 300, columns = 384
         let w = ProductKernelTests.values(rows * columns, seed: 21)

@@ -51,31 +51,59 @@ struct VectorKernelTests {
         }
     }
 
-    @Test("layer norm and int8 row quantization: the Swift code's bits at every ISA level", arguments: [37, 384, 512])
+    @Test("layer norm and int8 row quantization (weights and activations): the reference's bits at every ISA level",
+          arguments: [37, 384, 512])
     func rows(columns: Int) {
         let rows = 7
         let x = ProductKernelTests.values(rows * columns, seed: 3).map { $0 * 5 }
         let gamma = Tensor(shape: [columns], values: ProductKernelTests.values(columns, seed: 4))
         let beta = Tensor(shape: [columns], values: ProductKernelTests.values(columns, seed: 5))
         var normed = [Float](repeating: 0, count: rows * columns)
-        var quantized = [Int8](repeating: 0, count: rows * columns), factors = [Float](repeating: 0, count: rows)
         var zeroRow = x
         for c in 0..<columns { zeroRow[2 * columns + c] = 0 }
         x.withUnsafeBufferPointer { SwiftReference.layerNorm($0.baseAddress!, rows: rows, columns: columns,
                                                              gamma: gamma, beta: beta, into: &normed) }
-        zeroRow.withUnsafeBufferPointer { SwiftReference.quantize($0.baseAddress!, rows: rows, columns: columns,
-                                                                  into: &quantized, factors: &factors) }
+        var expected: [Bool: ([Int8], [Float])] = [:]
+        for activations in [false, true] {
+            var quantized = [Int8](repeating: 0, count: rows * columns), scales = [Float](repeating: 0, count: rows)
+            zeroRow.withUnsafeBufferPointer { SwiftReference.quantize($0.baseAddress!, rows: rows, columns: columns,
+                                                                      into: &quantized, scales: &scales,
+                                                                      activations: activations) }
+            expected[activations] = (quantized, scales)
+        }
         Self.atEachLevel { level in
             var n = [Float](repeating: 0, count: rows * columns)
-            var q = [Int8](repeating: 0, count: rows * columns), f = [Float](repeating: 0, count: rows)
             x.withUnsafeBufferPointer { Vector.layerNorm($0.baseAddress!, rows: rows, columns: columns, gamma: gamma,
                                                          beta: beta, into: &n, parallel: Parallel(threads: 2)) }
-            zeroRow.withUnsafeBufferPointer { RowQuantization.quantize($0.baseAddress!, rows: 0..<rows, columns: columns,
-                                                                       into: &q, factors: &f) }
             #expect(Self.bits(n) == Self.bits(normed), "layer norm at \(level.name)")
-            #expect(q == quantized, "int8 values at \(level.name)")
-            #expect(Self.bits(f) == Self.bits(factors), "row factors at \(level.name)")
-            #expect(f[2] == 1, "an all-zero row's factor is 1")
+            for activations in [false, true] {
+                var q = [Int8](repeating: 0, count: rows * columns), f = [Float](repeating: 0, count: rows)
+                zeroRow.withUnsafeBufferPointer { RowQuantization.quantize($0.baseAddress!, rows: 0..<rows, columns: columns,
+                                                                           into: &q, scales: &f, activations: activations) }
+                #expect(q == expected[activations]!.0, "int8 values at \(level.name), activations \(activations)")
+                #expect(Self.bits(f) == Self.bits(expected[activations]!.1), "row scales at \(level.name)")
+                #expect(f[2] == 1, "an all-zero row's scale is 1")
+            }
+        }
+    }
+
+    @Test("activations round as CTranslate2's u8-shifted inputs: round(fma(x, s, 128)) − 128, ties to even")
+    func shiftedRounding() {
+        // Row max 127, so the scale is exactly 1 and x · scale = x. 0.5 + 2⁻²⁴ is above one half, but
+        // 128.5 + 2⁻²⁴ rounds to 128.5 in one fp32 rounding (its unit is 2⁻¹⁶ there), which ties to 128: CTranslate2
+        // quantizes it to 0 where plain rounding gives 1.
+        let above = Float(0.5).nextUp, below = Float(-0.5).nextDown
+        let x: [Float] = [127, above, below, 0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 126.5, -127] + [Float](repeating: 0, count: 5)
+        let activations: [Int8] = [127, 0, 0, 0, 2, 2, 0, -2, -2, 126, -127] + [Int8](repeating: 0, count: 5)
+        let weights: [Int8] = [127, 1, -1, 0, 2, 2, 0, -2, -2, 126, -127] + [Int8](repeating: 0, count: 5)
+        Self.atEachLevel { level in
+            for (flag, expected) in [(true, activations), (false, weights)] {
+                var q = [Int8](repeating: 0, count: x.count), scale: [Float] = [0]
+                x.withUnsafeBufferPointer { RowQuantization.quantize($0.baseAddress!, rows: 0..<1, columns: x.count,
+                                                                     into: &q, scales: &scale, activations: flag) }
+                #expect(q == expected, "activations \(flag) at \(level.name)")
+                #expect(scale == [1])
+            }
         }
     }
 
@@ -193,24 +221,23 @@ private enum SwiftReference {
         }
     }
 
+    /// CTranslate2's per-row int8 quantization (its `quantize_s8`): scale 127 / max|x|; weights round x · scale,
+    /// activations (`activations`, shifted into u8 for its u8 × s8 products) round fma(x, scale, 128) and take 128 off.
     static func quantize(_ x: UnsafePointer<Float>, rows: Int, columns: Int, into q: UnsafeMutablePointer<Int8>,
-                         factors: UnsafeMutablePointer<Float>) {
+                         scales: UnsafeMutablePointer<Float>, activations: Bool) {
         for r in 0..<rows {
             let row = x + r * columns, out = q + r * columns
-            var largest = SIMD16<Float>(), i = 0
-            while i + 16 <= columns {
-                let v = load(row + i)
-                let magnitude = unsafeBitCast(unsafeBitCast(v, to: SIMD16<UInt32>.self) & 0x7FFF_FFFF, to: SIMD16<Float>.self)
-                largest = largest.replacing(with: magnitude, where: magnitude .> largest)
-                i += 16
-            }
-            var amax = largest.max()
-            while i < columns { amax = Swift.max(amax, abs(row[i])); i += 1 }
+            var amax: Float = 0
+            for i in 0..<columns { amax = Swift.max(amax, abs(row[i])) }
             let scale: Float = amax > 0 ? 127 / amax : 1
-            factors[r] = amax > 0 ? amax / 127 : 1
+            scales[r] = scale
             for j in 0..<columns {
-                let shifted = row[j] * scale + 12_582_912
-                out[j] = Int8(truncatingIfNeeded: Int32(bitPattern: shifted.bitPattern) &- 0x4B40_0000)
+                if activations {
+                    let t = Float(128).addingProduct(row[j], scale)
+                    out[j] = Int8(t.rounded(.toNearestOrEven) - 128)
+                } else {
+                    out[j] = Int8((row[j] * scale).rounded(.toNearestOrEven))
+                }
             }
         }
     }

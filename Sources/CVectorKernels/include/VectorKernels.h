@@ -48,12 +48,17 @@ void openspeech_vk_softmax(float *x, long count);
 float openspeech_vk_exp_sum(const float *x, long count, float shift);
 /// In place GELU, x · ½(1 + erf(x/√2)).
 void openspeech_vk_gelu(float *x, long count);
-/// Rows [row_begin, row_end) of x as int8 into the same rows of q, factors[r] = max|x_r| / 127 (1 for a zero row).
-void openspeech_vk_quantize_rows(const float *x, long row_begin, long row_end, long columns, int8_t *q, float *factors);
-/// y[r, c] = products[r, c] · row_factors[r] + bias[c] (bias may be null; `y +=` with accumulate), over rows
-/// [row_begin, row_end) and columns [column_begin, column_end), rows `stride` apart.
-void openspeech_vk_rescale(const float *products, long row_begin, long row_end, long column_begin, long column_end,
-                           long stride, const float *row_factors, const float *bias, float *y, int accumulate);
+/// Rows [row_begin, row_end) of x as int8 into the same rows of q with CTranslate2's scheme: scales[r] =
+/// 127 / max|x_r| (1 for a zero row); q = round(x · scale) (weights), or with `shifted` (activations, as CTranslate2
+/// shifts them into u8) q = round(fma(x, scale, 128)) - 128; rounding to nearest, ties to even.
+void openspeech_vk_quantize_rows(const float *x, long row_begin, long row_end, long columns, int8_t *q, float *scales,
+                                 int shifted);
+/// y[r, c] = ((float)products[r, c] · (1 / row_scales[r])) / column_scales[c] + bias[c] (CTranslate2's
+/// dequantization; bias may be null; `y +=` with accumulate), over rows [row_begin, row_end) and columns
+/// [column_begin, column_end), rows `stride` apart.
+void openspeech_vk_rescale(const int32_t *products, long row_begin, long row_end, long column_begin, long column_end,
+                           long stride, const float *row_scales, const float *column_scales, const float *bias, float *y,
+                           int accumulate);
 /// `count` (a multiple of 16) fp16 values to fp32.
 void openspeech_vk_widen_halves(const uint16_t *halves, float *out, long count);
 /// One fp16 row (`columns`, a multiple of 16) widened into two halves: even elements of each pair of 16-bit
@@ -66,11 +71,12 @@ void openspeech_vk_half_dot_rows(const uint16_t *weights, long columns, const fl
 
 /// For rows m in [0, count) of the int8 rows x (`columns` wide, values in [-127, 127], as `quantize_rows` makes
 /// them) and rows n in [row_begin, row_end) of the int8 weights W (`columns` wide, any int8 value):
-/// y[m·stride + n] (=, or += with accumulate) (Σ_k x[m,k]·W[n,k]) · weight_factors[n] · x_factors[m] + bias[n]
-/// (bias may be null). The sums are exact int32 at every level (AVX2: `maddubs` on |W| and x signed by W, which
-/// cannot saturate), so every level gives the same bits.
-void openspeech_vk_int8_product(const int8_t *weights, const float *weight_factors, long columns, const int8_t *x,
-                                const float *x_factors, long count, long row_begin, long row_end, const float *bias,
+/// y[m·stride + n] (=, or += with accumulate) ((float)(Σ_k x[m,k]·W[n,k]) · (1 / x_scales[m])) / weight_scales[n]
+/// + bias[n] (bias may be null; scales as `quantize_rows` makes them, CTranslate2's). The sums are exact int32 at
+/// every level (AVX2: `maddubs` on |W| and x signed by W, which cannot saturate), so every level gives the same bits,
+/// and the rescaling is `openspeech_vk_rescale`'s.
+void openspeech_vk_int8_product(const int8_t *weights, const float *weight_scales, long columns, const int8_t *x,
+                                const float *x_scales, long count, long row_begin, long row_end, const float *bias,
                                 float *y, long stride, int accumulate);
 
 #ifdef __cplusplus

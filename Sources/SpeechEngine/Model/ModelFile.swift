@@ -171,18 +171,18 @@ struct ModelFile {
         return scales
     }
 
-    /// Calls `body` with an int8 matrix variable's values (`rows × columns`, row-major) and per-row factors back to
-    /// weight units (1 / scale); nil, without calling it, when the variable is not a matrix stored as int8.
+    /// Calls `body` with an int8 matrix variable's values (`rows × columns`, row-major) and CTranslate2's scale for
+    /// each row (`w ≈ q / scale`); nil, without calling it, when the variable is not a matrix stored as int8.
     func withInt8Matrix<R>(_ name: String,
-                           _ body: (_ values: UnsafePointer<Int8>, _ factors: UnsafePointer<Float>) throws -> R) throws -> R? {
+                           _ body: (_ values: UnsafePointer<Int8>, _ scales: UnsafePointer<Float>) throws -> R) throws -> R? {
         guard let v = variable(name), v.dataType == .int8, v.shape.count == 2 else { return nil }
-        let scales = try quantizationScales(name)
-        guard scales.count == v.shape[0] || scales.count == 1 else { throw ModelError.invalidQuantizationScale(name) }
-        let factors = (0..<v.shape[0]).map { 1 / scales[scales.count == 1 ? 0 : $0] }
+        let stored = try quantizationScales(name)
+        guard stored.count == v.shape[0] || stored.count == 1 else { throw ModelError.invalidQuantizationScale(name) }
+        let scales = (0..<v.shape[0]).map { stored[stored.count == 1 ? 0 : $0] }
         defer { releasePages(of: v) }
         return try data.withUnsafeBytes { raw in
-            try factors.withUnsafeBufferPointer { factors in
-                try body((raw.baseAddress! + v.offset).assumingMemoryBound(to: Int8.self), factors.baseAddress!)
+            try scales.withUnsafeBufferPointer { scales in
+                try body((raw.baseAddress! + v.offset).assumingMemoryBound(to: Int8.self), scales.baseAddress!)
             }
         }
     }
@@ -216,13 +216,14 @@ struct ModelFile {
                 case .bfloat16:
                     HalfConversion.bfloat16ToFloat(base, out.baseAddress!, count: n)
                 case .int8, .int16:
-                    let scales = scales!
-                    let rowLength = n / max(scales.count, 1)
+                    // CTranslate2's dequantization: q · (1 / scale).
+                    let inverses = scales!.map { 1 / $0 }
+                    let rowLength = n / max(inverses.count, 1)
                     for i in 0..<n {
                         let q = v.dataType == .int8
                             ? Float(base.load(fromByteOffset: i, as: Int8.self))
                             : Float(base.loadUnaligned(fromByteOffset: 2 * i, as: Int16.self))
-                        out[i] = q / scales[i / rowLength]
+                        out[i] = q * inverses[i / rowLength]
                     }
                 case .int32:
                     throw ModelError.unsupportedDataType(name, Int(v.dataType.rawValue))

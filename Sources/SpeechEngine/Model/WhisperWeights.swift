@@ -126,8 +126,8 @@ struct WhisperWeights: Sendable {
             #if canImport(CDNNL)
             if computeType == .int8 && alwaysHalf && !floatOnly && Int8Matrix.replacesOneDNN {
                 // int8 without VNNI: the decoder's few-row products through the engine's own AVX2 kernel.
-                if let matrix = try file.withInt8Matrix(name, { values, factors in
-                    Int8Matrix(int8: values, factors: factors, rows: out, columns: inputs, bias: bias)
+                if let matrix = try file.withInt8Matrix(name, { values, scales in
+                    Int8Matrix(int8: values, scales: scales, rows: out, columns: inputs, bias: bias)
                 }) {
                     return Linear(weight: .int8(matrix), bias: bias)
                 }
@@ -146,8 +146,8 @@ struct WhisperWeights: Sendable {
                 // maps buffers above 32 MB anew (zeroing every page) on each call instead of reusing freed memory.
                 let bytes = out * inputs * (precision == .int8 ? 1 : precision == .bfloat16 ? 2 : 4)
                 let parts = out * inputs < 4 << 20 ? 1 : (max(threads, (bytes + (16 << 20) - 1) >> 24) + threads - 1) / threads * threads
-                if precision == .int8, let packed = try file.withInt8Matrix(name, { values, factors in
-                    PackedMatrix(int8: values, factors: factors, rows: out, columns: inputs, bias: bias, parts: parts)
+                if precision == .int8, let packed = try file.withInt8Matrix(name, { values, scales in
+                    PackedMatrix(int8: values, scales: scales, rows: out, columns: inputs, bias: bias, parts: parts)
                 }) {
                     return Linear(weight: .packed(packed), bias: bias)
                 }
@@ -181,6 +181,8 @@ struct WhisperWeights: Sendable {
             embedding = try file.halfMatrix("decoder/embeddings/weight", rows: tokens)
             outputProjection = Linear(weight: .half(embedding), bias: nil)
         } else {
+            // Looked up in half precision at every compute type (exact for fp16 files). CTranslate2's int8 looks tokens
+            // up in the quantized matrix; measured here 0.7 points worse (greedy, 3 replicas, BENCHMARKS.md).
             embedding = try file.halfMatrix("decoder/embeddings/weight")
             if computeType == .float16 || !MatrixBackend.hasOneDNN {
                 outputProjection = Linear(weight: .half(embedding), bias: nil)

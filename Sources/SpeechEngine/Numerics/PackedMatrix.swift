@@ -22,7 +22,7 @@ final class PackedMatrix: @unchecked Sendable {
     let precision: Precision
     let rows: Int, columns: Int
     private let bias: Tensor?
-    /// int8: per row of W, the factor from int8 units back to weight units (1 / CTranslate2's `weight_scale`).
+    /// int8: per row of W, CTranslate2's `weight_scale` (`w ≈ q / scale`), applied after the int32 product.
     private let weightScales: UnsafeMutablePointer<Float>?
     private let parts: [Part]
     /// Guards `products`. A pthread mutex (`NSLock`) rather than `Synchronization.Mutex`: both threads of a split
@@ -67,16 +67,17 @@ final class PackedMatrix: @unchecked Sendable {
             let values = UnsafeMutablePointer<Int8>.allocate(capacity: rows * columns)
             let scales = UnsafeMutablePointer<Float>.allocate(capacity: rows)
             defer { values.deallocate(); scales.deallocate() }
-            RowQuantization.quantize(weights, rows: 0..<rows, columns: columns, into: values, factors: scales)
+            RowQuantization.quantize(weights, rows: 0..<rows, columns: columns, into: values, scales: scales,
+                                     activations: false)
             self.init(rows: rows, columns: columns, bias: bias, precision: .int8, scales: scales, parts: parts,
                       source: UnsafeRawPointer(values), bucketsRows: bucketsRows)
         }
     }
 
-    /// int8 weights with their per-row factors back to weight units (`factors[r]` = 1 / CTranslate2's scale).
-    convenience init(int8 weights: UnsafePointer<Int8>, factors: UnsafePointer<Float>, rows: Int, columns: Int,
+    /// int8 weights with CTranslate2's per-row scales (`w ≈ q / scales[r]`).
+    convenience init(int8 weights: UnsafePointer<Int8>, scales: UnsafePointer<Float>, rows: Int, columns: Int,
                      bias: Tensor?, parts: Int) {
-        self.init(rows: rows, columns: columns, bias: bias, precision: .int8, scales: factors, parts: parts,
+        self.init(rows: rows, columns: columns, bias: bias, precision: .int8, scales: scales, parts: parts,
                   source: UnsafeRawPointer(weights))
     }
 
@@ -105,8 +106,7 @@ final class PackedMatrix: @unchecked Sendable {
             let plain = OneDNN.matrix(columns, range.count, type, rowStride: 1, columnStride: columns)
             let probe = Self.describe(inputRows: 128, outputs: range.count, inputs: columns, totalOutputs: rows,
                                       precision: precision, weights: OneDNN.anyMatrix(columns, range.count, type),
-                                      hasBias: bias != nil, accumulate: false,
-                                      scales: weightScales.map { $0 + range.lowerBound })
+                                      hasBias: bias != nil, accumulate: false)
             var layout = dnnl_primitive_desc_query_md(probe, dnnl_query_weights_md, 0)!.pointee
             dnnl_primitive_desc_destroy(probe)
             if layout.format_kind == dnnl_blocked && layout.format_desc.blocking.inner_nblks == 0 {
@@ -145,15 +145,16 @@ final class PackedMatrix: @unchecked Sendable {
         }
     }
 
-    /// The matmul `[inputRows × inputs] · [inputs × outputs]` into fp32 rows `totalOutputs` apart: bias and (with
-    /// `accumulate`) the destination's previous values added by oneDNN, or for int8 the per-column scales applied.
+    /// The matmul `[inputRows × inputs] · [inputs × outputs]` into rows `totalOutputs` apart: fp32 with the bias and
+    /// (with `accumulate`) the destination's previous values added by oneDNN, or for int8 the exact int32 sums, which
+    /// `RowQuantization.rescale` takes back to fp32 as CTranslate2 does.
     private static func describe(inputRows: Int, outputs: Int, inputs: Int, totalOutputs: Int, precision: Precision,
-                                 weights: dnnl_memory_desc_t, hasBias: Bool, accumulate: Bool,
-                                 scales: UnsafePointer<Float>?) -> dnnl_primitive_desc_t {
+                                 weights: dnnl_memory_desc_t, hasBias: Bool, accumulate: Bool) -> dnnl_primitive_desc_t {
         OneDNN.useCallerThreadOnly()
         var source = OneDNN.matrix(inputRows, inputs, weightType(precision))
         var weights = weights
-        var destination = OneDNN.matrix(inputRows, outputs, dnnl_f32, rowStride: totalOutputs)
+        var destination = OneDNN.matrix(inputRows, outputs, precision == .int8 ? dnnl_s32 : dnnl_f32,
+                                        rowStride: totalOutputs)
         var biasLayout = OneDNN.matrix(1, outputs, dnnl_f32)
         var desc = dnnl_matmul_desc_t()
         let withBias = hasBias && precision != .int8
@@ -163,9 +164,6 @@ final class PackedMatrix: @unchecked Sendable {
         OneDNN.check(dnnl_primitive_attr_create(&attributes), "creating attributes")
         defer { dnnl_primitive_attr_destroy(attributes) }
         OneDNN.check(dnnl_primitive_attr_set_scratchpad_mode(attributes, dnnl_scratchpad_mode_user), "scratchpad mode")
-        if let scales {
-            OneDNN.check(dnnl_primitive_attr_set_output_scales(attributes, Int64(outputs), 1 << 1, scales), "output scales")
-        }
         if accumulate {
             var postOps: dnnl_post_ops_t?
             OneDNN.check(dnnl_post_ops_create(&postOps), "creating post-ops")
@@ -236,8 +234,8 @@ final class PackedMatrix: @unchecked Sendable {
         }
     }
 
-    /// Floats of scratch a product of `inputRows` rows uses: int8: quantized rows, row factors, int32-scaled
-    /// products; bf16: rounded rows.
+    /// Floats of scratch a product of `inputRows` rows uses: int8: quantized rows, row scales, int32 products;
+    /// bf16: rounded rows.
     private func scratchFloats(rows inputRows: Int) -> Int {
         switch precision {
         case .float32: 1
@@ -251,7 +249,8 @@ final class PackedMatrix: @unchecked Sendable {
                                  accumulate: Bool, space: UnsafeMutablePointer<Float>, parallel: Parallel) {
         let k = columns, n = rows
         let quantizedFloats = (inputRows * k + 3) / 4
-        let rowFactors = space + quantizedFloats, products = rowFactors + inputRows
+        let rowScales = space + quantizedFloats
+        let products = UnsafeMutableRawPointer(rowScales + inputRows).assumingMemoryBound(to: Int32.self)
         let source: UnsafeRawPointer
         let rowSlices = inputRows >= 2 * Self.minimumRowsPerSlice ? parallel : .serial
         switch precision {
@@ -266,7 +265,7 @@ final class PackedMatrix: @unchecked Sendable {
         case .int8:
             let target = UnsafeMutableRawPointer(space).assumingMemoryBound(to: Int8.self)
             rowSlices.forEachSlice(of: inputRows, minimumSlice: Self.minimumRowsPerSlice) { _, r in
-                RowQuantization.quantize(x, rows: r, columns: k, into: target, factors: rowFactors)
+                RowQuantization.quantize(x, rows: r, columns: k, into: target, scales: rowScales, activations: true)
             }
             source = UnsafeRawPointer(target)
         }
@@ -275,11 +274,13 @@ final class PackedMatrix: @unchecked Sendable {
         let run = { (part: Int, r: Range<Int>, slot: Int) in
             let p = self.parts[part]
             let key = Key(inputRows: r.count, part: part, slot: slot, accumulate: accumulate && !int8)
-            let target = (int8 ? products : y) + r.lowerBound * n + p.range.lowerBound
+            let offset = r.lowerBound * n + p.range.lowerBound
+            let target = int8 ? UnsafeMutableRawPointer(products + offset) : UnsafeMutableRawPointer(y + offset)
             self.product(for: key).execute(source: source + r.lowerBound * k * elementBytes, destination: target)
-            if int8 {
-                RowQuantization.rescale(products, rows: r, columns: p.range, stride: n, rowFactors: rowFactors,
-                                        bias: self.bias?.pointer, into: y, accumulate: accumulate)
+            if int8, let weightScales = self.weightScales {
+                RowQuantization.rescale(products, rows: r, columns: p.range, stride: n, rowScales: rowScales,
+                                        columnScales: weightScales, bias: self.bias?.pointer, into: y,
+                                        accumulate: accumulate)
             }
         }
         if rowSlices.threads > 1 {
@@ -334,8 +335,7 @@ final class PackedMatrix: @unchecked Sendable {
             return cached(made, for: key)
         }
         let pd = Self.describe(inputRows: key.inputRows, outputs: p.range.count, inputs: columns, totalOutputs: rows,
-                               precision: precision, weights: p.layout, hasBias: bias != nil, accumulate: key.accumulate,
-                               scales: weightScales.map { $0 + p.range.lowerBound })
+                               precision: precision, weights: p.layout, hasBias: bias != nil, accumulate: key.accumulate)
         let made = Product(pd, weights: p.memory, bias: p.bias)
         return cached(made, for: key)
     }
@@ -431,7 +431,7 @@ private final class Product: @unchecked Sendable {
     }
 
     /// Runs the product on the calling thread (`weights`: the per-call weights of a product that owns them).
-    func execute(source input: UnsafeRawPointer, destination output: UnsafeMutablePointer<Float>,
+    func execute(source input: UnsafeRawPointer, destination output: UnsafeMutableRawPointer,
                  weights perCall: UnsafeRawPointer? = nil) {
         OneDNN.useCallerThreadOnly()
         if busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged {

@@ -1,14 +1,17 @@
 import CVectorKernels
 
-/// Conversions of fp32 rows for low-precision products: symmetric int8 with one scale per row (CTranslate2's
-/// scheme: `q = round(x · 127 / max|x|)`), bf16 rounding, and the int8 results' return to fp32.
+/// Conversions of fp32 rows for low-precision products: symmetric int8 with one scale per row, computed and rounded
+/// as CTranslate2 does on x86 (so that `int8` transcripts follow faster-whisper's int8 ones), bf16 rounding, and the
+/// int8 results' return to fp32.
 enum RowQuantization {
-    /// Rows `rows` of `x` (`columns` wide) as int8 into the same rows of `q`, with `factors[r] = max|x_r| / 127`
-    /// (what one unit of row r's int8 values is worth; 1 for an all-zero row).
+    /// Rows `rows` of `x` (`columns` wide) as int8 into the same rows of `q`, with CTranslate2's per-row scale
+    /// `scales[r] = 127 / max|x_r|` (1 for an all-zero row). Weights (`activations` false) round `x · scale` to the
+    /// nearest integer, ties to even, as CTranslate2 quantizes them at load. Activations round as CTranslate2's
+    /// u8-shifted inputs do: `round(fma(x, scale, 128)) - 128` (its u8 × s8 products with the shift compensated give
+    /// the same sums as these values in s8 × s8).
     static func quantize(_ x: UnsafePointer<Float>, rows: Range<Int>, columns: Int, into q: UnsafeMutablePointer<Int8>,
-                         factors: UnsafeMutablePointer<Float>) {
-        // q = round(x · 127 / max|x|), ties to even (adding 1.5·2^23 rounds in the low mantissa bits).
-        openspeech_vk_quantize_rows(x, rows.lowerBound, rows.upperBound, columns, q, factors)
+                         scales: UnsafeMutablePointer<Float>, activations: Bool) {
+        openspeech_vk_quantize_rows(x, rows.lowerBound, rows.upperBound, columns, q, scales, activations ? 1 : 0)
     }
 
     /// `count` floats rounded to bf16 (to nearest, ties to even; NaN stays NaN).
@@ -20,12 +23,13 @@ enum RowQuantization {
         }
     }
 
-    /// `y[r, c] = products[r, c] · rowFactors[r] + bias[c]` (or `y +=` with `accumulate`) over `rows × columns`,
-    /// rows `stride` apart: int8 products (already scaled per column) back to fp32 units.
-    static func rescale(_ products: UnsafePointer<Float>, rows: Range<Int>, columns: Range<Int>, stride: Int,
-                        rowFactors: UnsafePointer<Float>, bias: UnsafePointer<Float>?, into y: UnsafeMutablePointer<Float>,
-                        accumulate: Bool) {
+    /// `y[r, c] = (Float(products[r, c]) · (1 / rowScales[r])) / columnScales[c] + bias[c]` (or `y +=` with
+    /// `accumulate`) over `rows × columns`, rows `stride` apart: int32 products back to fp32 units in CTranslate2's
+    /// order of operations (the rows' and the weights' scales as `quantize` makes them).
+    static func rescale(_ products: UnsafePointer<Int32>, rows: Range<Int>, columns: Range<Int>, stride: Int,
+                        rowScales: UnsafePointer<Float>, columnScales: UnsafePointer<Float>, bias: UnsafePointer<Float>?,
+                        into y: UnsafeMutablePointer<Float>, accumulate: Bool) {
         openspeech_vk_rescale(products, rows.lowerBound, rows.upperBound, columns.lowerBound, columns.upperBound, stride,
-                              rowFactors, bias, y, accumulate ? 1 : 0)
+                              rowScales, columnScales, bias, y, accumulate ? 1 : 0)
     }
 }
