@@ -22,6 +22,17 @@ import unicodedata
 CHARACTER_LANGUAGES = {"ja", "ko", "zh"}
 
 
+# `openspeech --format json` names the language in English words, as OpenAI's verbose_json and Whisper's tokenizer do
+# ("spanish"); the manifest and faster-whisper give codes. Whisper's names of the corpus's languages; any other name
+# stays as it is (and so counts as wrong, visibly).
+WHISPER_NAMES = {"english": "en", "german": "de", "spanish": "es", "french": "fr", "italian": "it", "japanese": "ja",
+                 "korean": "ko", "portuguese": "pt", "russian": "ru", "chinese": "zh"}
+
+
+def language_code(value):
+    return WHISPER_NAMES.get(value, value)
+
+
 def read_manifest(corpus):
     with open(os.path.join(corpus, "manifest.tsv"), encoding="utf-8", newline="") as f:
         rows = list(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
@@ -97,7 +108,7 @@ def score_multilingual(args, multilingual, wav, common):
         for item in multilingual:
             with open(os.path.join(folder, item["id"] + ".json"), encoding="utf-8") as f:
                 document = json.load(f)
-            ours[item["id"]] = {"language": document["language"],
+            ours[item["id"]] = {"language": language_code(document["language"]),
                                 "probability": document.get("language_probability"), "text": document["text"]}
     with open(args.faster_whisper, encoding="utf-8") as f:
         theirs = {c["id"]: {"language": c["detected_language"], "probability": c["language_probability"],
@@ -146,7 +157,7 @@ def english_runs(args, items, wav, common, rows, ours, theirs):
         for item in english:
             with open(os.path.join(folder, item["id"] + ".json"), encoding="utf-8") as f:
                 document = json.load(f)
-            detected[item["id"]] = (document["language"], document.get("language_probability"))
+            detected[item["id"]] = (language_code(document["language"]), document.get("language_probability"))
     print("English clips detected as: " + "; ".join(f"{k} {l} {p:.3f}" for k, (l, p) in detected.items()))
     loads = []
     best = {"auto": float("inf"), "en-US": float("inf")}
