@@ -22,6 +22,17 @@ import unicodedata
 CHARACTER_LANGUAGES = {"ja", "ko", "zh"}
 
 
+# `openspeech --format json` names the language in English words, as OpenAI's verbose_json and Whisper's tokenizer do
+# ("spanish"); the manifest and faster-whisper give codes. Whisper's names of the corpus's languages; any other name
+# stays as it is (and so counts as wrong, visibly).
+WHISPER_NAMES = {"english": "en", "german": "de", "spanish": "es", "french": "fr", "italian": "it", "japanese": "ja",
+                 "korean": "ko", "portuguese": "pt", "russian": "ru", "chinese": "zh"}
+
+
+def language_code(value):
+    return WHISPER_NAMES.get(value, value)
+
+
 def read_manifest(corpus):
     with open(os.path.join(corpus, "manifest.tsv"), encoding="utf-8", newline="") as f:
         rows = list(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
@@ -73,7 +84,9 @@ def main():
     parser.add_argument("--compute-type", default="int8")
     parser.add_argument("--beam-size", type=int, default=5)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--faster-whisper", required=True, help="reference_faster_whisper.py's JSON")
+    parser.add_argument("--faster-whisper", help="reference_faster_whisper.py's JSON (needed unless --english-only)")
+    parser.add_argument("--english-only", action="store_true",
+                        help="only the English clips' added time (no multilingual clips, no faster-whisper)")
     parser.add_argument("--output", required=True)
     args = parser.parse_args()
     items = read_manifest(args.corpus)
@@ -82,13 +95,20 @@ def main():
 
     # Multilingual clips, no language given.
     multilingual = [i for i in items if i["subset"] == "multilingual"]
+    rows, ours, theirs = [], {}, {}
+    if not args.english_only:
+        rows, ours, theirs = score_multilingual(args, multilingual, wav, common)
+    english_runs(args, items, wav, common, rows, ours, theirs)
+
+
+def score_multilingual(args, multilingual, wav, common):
     with tempfile.TemporaryDirectory() as folder:
         seconds, _ = openspeech(args.openspeech, [wav(i) for i in multilingual], common + ["--format", "json"], folder)
         ours = {}
         for item in multilingual:
             with open(os.path.join(folder, item["id"] + ".json"), encoding="utf-8") as f:
                 document = json.load(f)
-            ours[item["id"]] = {"language": document["language"],
+            ours[item["id"]] = {"language": language_code(document["language"]),
                                 "probability": document.get("language_probability"), "text": document["text"]}
     with open(args.faster_whisper, encoding="utf-8") as f:
         theirs = {c["id"]: {"language": c["detected_language"], "probability": c["language_probability"],
@@ -116,16 +136,36 @@ def main():
     print("per clip (language, probability): " + "; ".join(
         f"{i['id']} {ours[i['id']]['language']} {ours[i['id']]['probability']:.3f} / "
         f"{theirs[i['id']]['language']} {theirs[i['id']]['probability']:.3f}" for i in multilingual))
+    return rows, ours, theirs
 
+
+def load_average():
+    with open("/proc/loadavg") as f:
+        return float(f.read().split()[0])
+
+
+def english_runs(args, items, wav, common, rows, ours, theirs):
     # English clips: no --locale (detection, then whisper-tiny.en) against --locale en-US.
     english = [i for i in items if i["language"] == "en" and i["subset"] in ("ls-clean", "jfk", "longform")]
     files = [wav(i) for i in english]
     audio = sum(float(i["duration_s"]) for i in english)
+    # The language each English file is detected as, and how sure (one untimed invocation, JSON output).
+    detected = {}
+    with tempfile.TemporaryDirectory() as folder:
+        openspeech(args.openspeech, files, common + ["--format", "json"], folder)
+        cpu_seconds.pop()
+        for item in english:
+            with open(os.path.join(folder, item["id"] + ".json"), encoding="utf-8") as f:
+                document = json.load(f)
+            detected[item["id"]] = (language_code(document["language"]), document.get("language_probability"))
+    print("English clips detected as: " + "; ".join(f"{k} {l} {p:.3f}" for k, (l, p) in detected.items()))
+    loads = []
     best = {"auto": float("inf"), "en-US": float("inf")}
     texts = {}
     per_file = {"auto": float("inf"), "en-US": float("inf")}
     cpu = {"all": {"auto": [], "en-US": []}, "per-file": {"auto": [], "en-US": []}}
     for _ in range(args.repeats):
+        loads.append(load_average())
         for name, extra in (("en-US", ["--locale", "en-US"]), ("auto", [])):
             elapsed, text = openspeech(args.openspeech, files, common + extra)
             cpu["all"][name].append(cpu_seconds[-1])
@@ -139,17 +179,22 @@ def main():
     print(f"{'invocation':<28}{'--locale en-US s':>18}{'no --locale s':>16}{'added':>9}")
     for label, run in (("all files in one", best), ("one per file (load each)", per_file)):
         print(f"{label:<28}{run['en-US']:>18.2f}{run['auto']:>16.2f}{100 * (run['auto'] / run['en-US'] - 1):>8.1f}%")
-    print(f"CPU s (user + sys), alternated runs, {args.repeats} each:")
+    loads.append(load_average())
+    print(f"CPU s (user + sys), alternated pairs (en-US then no --locale), {args.repeats} each; "
+          f"load average (1 min) at each pair's start and the end: {' '.join(f'{v:.1f}' for v in loads)}")
+    mean = lambda values: sum(values) / len(values)
     for label, runs in cpu.items():
         en, auto = runs["en-US"], runs["auto"]
-        mean = lambda values: sum(values) / len(values)
+        pairs = [100 * (a / e - 1) for a, e in zip(auto, en)]
         print(f"  {label:<10} --locale en-US {' '.join(f'{v:.2f}' for v in en)}; no --locale {' '.join(f'{v:.2f}' for v in auto)}"
-              f"; added {100 * (min(auto) / min(en) - 1):+.1f} % best, {100 * (mean(auto) / mean(en) - 1):+.1f} % mean")
+              f"; added {100 * (min(auto) / min(en) - 1):+.1f} % best, {100 * (mean(auto) / mean(en) - 1):+.1f} % mean, "
+              f"per pair {' '.join(f'{v:+.1f}' for v in pairs)} %")
     print(f"identical text with and without --locale: {texts['auto'] == texts['en-US']}")
 
     with open(args.output, "w", encoding="utf-8") as f:
         json.dump({"multilingual": rows, "openspeech": ours, "faster_whisper": theirs, "english_best": best,
-                   "english_per_file": per_file, "english_cpu": cpu, "identical": texts["auto"] == texts["en-US"]}, f, indent=1)
+                   "english_per_file": per_file, "english_cpu": cpu, "identical": texts["auto"] == texts["en-US"],
+                   "english_detected": detected, "load_averages": loads}, f, indent=1)
 
 
 if __name__ == "__main__":

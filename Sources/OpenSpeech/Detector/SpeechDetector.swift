@@ -87,9 +87,10 @@ public final class SpeechDetector: SpeechModule, AnalyzerDrivenModule {
     /// The speech this detector finds, which transcribers in the same analyzer read to skip what it calls silence.
     var speechRegions: SpeechRegionLog { detection.regions }
 
-    /// A fresh detector stream: Silero's if the model is installed in `store` and loads, else the energy detector.
+    /// A fresh detector stream: Silero's if the model is installed in `store` and loads (once per process,
+    /// `SileroModelCache`), else the energy detector.
     static func makeVoiceActivityDetector(store: ModelStore) -> (any VoiceActivityDetector, Backend) {
-        let model = store.installedDirectory(for: modelID).flatMap { try? SileroVAD(directory: $0) }
+        let model = store.installedDirectory(for: modelID).flatMap { try? SileroModelCache.shared.model(in: $0) }
         return (VoiceActivityDetection.makeDetector(model: model), model == nil ? .energy : .sileroVAD)
     }
 }

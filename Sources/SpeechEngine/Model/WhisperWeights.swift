@@ -151,6 +151,12 @@ struct WhisperWeights: Sendable {
                 }) {
                     return Linear(weight: .packed(packed), bias: bias)
                 }
+                // An fp16 file at int8: quantized straight from its halves, no fp32 copy (the same int8 values).
+                if precision == .int8, let packed = try file.withQuantizedHalfMatrix(name, { values, factors in
+                    PackedMatrix(int8: values, factors: factors, rows: out, columns: inputs, bias: bias, parts: parts)
+                }) {
+                    return Linear(weight: .packed(packed), bias: bias)
+                }
                 let values = try file.tensor(name, shape: [out, inputs])
                 return Linear(weight: .packed(PackedMatrix(weights: values.pointer, rows: out, columns: inputs, bias: bias,
                                                            precision: precision, parts: parts)), bias: bias)

@@ -1,5 +1,15 @@
+import CVectorKernels
+
 /// IEEE half and bfloat16 to fp32 conversion (baseline x86-64 has no F16C instruction).
 enum HalfConversion {
+    /// Converts `count` (a multiple of 16) little-endian fp16 values at `source` (any alignment: the kernel reads
+    /// them by `memcpy`) into `destination` with the vector kernel: the same values as `halfToFloat` for every finite
+    /// half (exact; infinities and NaNs, which no usable weight holds, become large finite values).
+    static func widen(_ source: UnsafeRawPointer, into destination: UnsafeMutablePointer<Float>, count: Int) {
+        precondition(count % 16 == 0, "the kernel widens 16 halves at a time")
+        openspeech_vk_widen_halves(source.assumingMemoryBound(to: UInt16.self), destination, count)
+    }
+
     /// Converts `count` little-endian fp16 values at `source` (any alignment) into `destination`.
     static func halfToFloat(_ source: UnsafeRawPointer, _ destination: UnsafeMutablePointer<Float>, count: Int) {
         table.withUnsafeBufferPointer { table in
