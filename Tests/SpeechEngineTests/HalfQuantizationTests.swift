@@ -4,11 +4,11 @@ import Testing
 import TestSupport
 
 /// int8 weights quantized straight from a model file's fp16 values (`ModelFile.withQuantizedHalfMatrix`, what the
-/// int8 load packs): the very bytes and factors the quantization of the fp32 copy gave, on every matrix of
+/// int8 load packs): the very bytes and scales the quantization of the fp32 copy gave, on every matrix of
 /// whisper-base that the int8 load quantizes, so the faster load changes no result.
 @Suite("int8 from fp16 at load")
 struct HalfQuantizationTests {
-    @Test("every int8 matrix of whisper-base quantized from fp16: the same bytes and factors as from its fp32 copy")
+    @Test("every int8 matrix of whisper-base quantized from fp16: the same bytes and scales as from its fp32 copy")
     func sameAsFromFloat() async throws {
         let directory = try await TestModels.directory(for: "whisper-base")
         let file = try ModelFile(url: directory.appendingPathComponent("model.bin"))
@@ -23,14 +23,14 @@ struct HalfQuantizationTests {
             try #require(v.dataType == .float16, "\(name) is \(v.dataType): the test needs an fp16 file")
             let rows = v.shape[0], columns = v.shape[1]
             let expectedValues = UnsafeMutablePointer<Int8>.allocate(capacity: rows * columns)
-            let expectedFactors = UnsafeMutablePointer<Float>.allocate(capacity: rows)
-            defer { expectedValues.deallocate(); expectedFactors.deallocate() }
+            let expectedScales = UnsafeMutablePointer<Float>.allocate(capacity: rows)
+            defer { expectedValues.deallocate(); expectedScales.deallocate() }
             let tensor = try file.tensor(name)
             RowQuantization.quantize(tensor.pointer, rows: 0..<rows, columns: columns, into: expectedValues,
-                                     factors: expectedFactors)
-            let same = try file.withQuantizedHalfMatrix(name) { values, factors in
+                                     scales: expectedScales, activations: false)
+            let same = try file.withQuantizedHalfMatrix(name) { values, scales in
                 (0..<rows * columns).allSatisfy { values[$0] == expectedValues[$0] }
-                    && (0..<rows).allSatisfy { factors[$0].bitPattern == expectedFactors[$0].bitPattern }
+                    && (0..<rows).allSatisfy { scales[$0].bitPattern == expectedScales[$0].bitPattern }
             }
             #expect(same == true, "\(name) [\(rows) × \(columns)]")
         }

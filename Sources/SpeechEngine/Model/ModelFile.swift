@@ -188,18 +188,18 @@ struct ModelFile {
     }
 
     /// Calls `body` with an fp16 matrix variable (`rows × columns`, `columns` a multiple of 16) quantized to int8 per
-    /// row, with the per-row factors back to weight units: the bytes `RowQuantization.quantize` gives on the fp32
+    /// row, with the per-row scales (127 / max|w|): the bytes `RowQuantization.quantize` gives on the fp32
     /// `tensor(name)` (fp16 widens exactly), but widened a block of rows at a time by the vector kernel rather than
     /// into an fp32 copy of the whole matrix by table lookups. nil, without calling it, for any other variable.
     func withQuantizedHalfMatrix<R>(_ name: String,
-                                    _ body: (_ values: UnsafePointer<Int8>, _ factors: UnsafePointer<Float>) throws -> R)
+                                    _ body: (_ values: UnsafePointer<Int8>, _ scales: UnsafePointer<Float>) throws -> R)
         throws -> R? {
         guard let v = variable(name), v.dataType == .float16, v.shape.count == 2 else { return nil }
         let rows = v.shape[0], columns = v.shape[1]
         guard rows > 0, columns > 0, columns % 16 == 0 else { return nil }
         let values = UnsafeMutablePointer<Int8>.allocate(capacity: rows * columns)
-        let factors = UnsafeMutablePointer<Float>.allocate(capacity: rows)
-        defer { values.deallocate(); factors.deallocate() }
+        let scales = UnsafeMutablePointer<Float>.allocate(capacity: rows)
+        defer { values.deallocate(); scales.deallocate() }
         // 32 KiB of fp32 at a time (at least one row): widened and quantized while in the core's L1/L2 cache.
         let blockRows = max(1, 8_192 / columns)
         let widened = UnsafeMutablePointer<Float>.allocate(capacity: blockRows * columns)
@@ -210,11 +210,11 @@ struct ModelFile {
                 let count = min(blockRows, rows - start)
                 HalfConversion.widen(halves + 2 * start * columns, into: widened, count: count * columns)
                 RowQuantization.quantize(widened, rows: 0..<count, columns: columns, into: values + start * columns,
-                                         factors: factors + start)
+                                         scales: scales + start, activations: false)
             }
         }
         releasePages(of: v)
-        return try body(values, factors)
+        return try body(values, scales)
     }
 
     /// The variable as fp32, converted once (int8/int16 weights divided by their `_scale`).

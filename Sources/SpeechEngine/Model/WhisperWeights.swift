@@ -152,8 +152,8 @@ struct WhisperWeights: Sendable {
                     return Linear(weight: .packed(packed), bias: bias)
                 }
                 // An fp16 file at int8: quantized straight from its halves, no fp32 copy (the same int8 values).
-                if precision == .int8, let packed = try file.withQuantizedHalfMatrix(name, { values, factors in
-                    PackedMatrix(int8: values, factors: factors, rows: out, columns: inputs, bias: bias, parts: parts)
+                if precision == .int8, let packed = try file.withQuantizedHalfMatrix(name, { values, scales in
+                    PackedMatrix(int8: values, scales: scales, rows: out, columns: inputs, bias: bias, parts: parts)
                 }) {
                     return Linear(weight: .packed(packed), bias: bias)
                 }
