@@ -7,11 +7,11 @@ public enum ComputeType: String, Sendable, CaseIterable, CustomStringConvertible
     /// VNNI, 1.5–1.6× by CPU time on plain AVX2, BENCHMARKS.md), else `float16`.
     case auto
     /// int8 weights with a scale per output channel; activations quantized per row at run time, products in int32
-    /// (VNNI where the CPU has it), results in fp32; token embeddings looked up in the int8 matrix. Scales, rounding
-    /// and rescaling are CTranslate2's on x86: the arithmetic is faster-whisper int8's up to fp32 rounding elsewhere
-    /// (which is enough to change words: BENCHMARKS.md). Without VNNI (plain AVX2) the decoder's few-row products run
-    /// in the engine's own AVX2 int8 kernel (`Int8Matrix`: oneDNN's int8 kernels there copy the weights on every such
-    /// product), the encoder's in oneDNN. Needs oneDNN.
+    /// (VNNI where the CPU has it), results in fp32; token embeddings looked up in half precision (CTranslate2 looks
+    /// them up in the int8 matrix: measured less accurate here). Scales, rounding and rescaling are CTranslate2's on
+    /// x86 (fp32 rounding elsewhere is still enough to change words: BENCHMARKS.md). Without VNNI (plain AVX2) the
+    /// decoder's few-row products run in the engine's own AVX2 int8 kernel (`Int8Matrix`: oneDNN's int8 kernels there
+    /// copy the weights on every such product), the encoder's in oneDNN. Needs oneDNN.
     case int8
     /// The same as `int8` on CPUs (CTranslate2's name for int8 weights with fp32 elsewhere).
     case int8Float32 = "int8_float32"
