@@ -187,6 +187,15 @@ struct ModelFile {
         }
     }
 
+    /// Calls `body` with a matrix variable as int8 values and CTranslate2's per-row scales without an fp32 copy: as
+    /// stored when the file holds int8 (`withInt8Matrix`), quantized from its halves when it holds fp16
+    /// (`withQuantizedHalfMatrix`); nil, without calling it, for any other variable (the caller converts from fp32).
+    func withInt8Weights<R>(_ name: String,
+                            _ body: (_ values: UnsafePointer<Int8>, _ scales: UnsafePointer<Float>) throws -> R) throws -> R? {
+        if let stored = try withInt8Matrix(name, body) { return stored }
+        return try withQuantizedHalfMatrix(name, body)
+    }
+
     /// Calls `body` with an fp16 matrix variable (`rows × columns`, `columns` a multiple of 16) quantized to int8 per
     /// row, with the per-row scales (127 / max|w|): the bytes `RowQuantization.quantize` gives on the fp32
     /// `tensor(name)` (fp16 widens exactly), but widened a block of rows at a time by the vector kernel rather than

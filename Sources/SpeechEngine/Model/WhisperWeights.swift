@@ -126,7 +126,7 @@ struct WhisperWeights: Sendable {
             #if canImport(CDNNL)
             if computeType == .int8 && alwaysHalf && !floatOnly && Int8Matrix.replacesOneDNN {
                 // int8 without VNNI: the decoder's few-row products through the engine's own AVX2 kernel.
-                if let matrix = try file.withInt8Matrix(name, { values, scales in
+                if let matrix = try file.withInt8Weights(name, { values, scales in
                     Int8Matrix(int8: values, scales: scales, rows: out, columns: inputs, bias: bias)
                 }) {
                     return Linear(weight: .int8(matrix), bias: bias)
@@ -146,13 +146,7 @@ struct WhisperWeights: Sendable {
                 // maps buffers above 32 MB anew (zeroing every page) on each call instead of reusing freed memory.
                 let bytes = out * inputs * (precision == .int8 ? 1 : precision == .bfloat16 ? 2 : 4)
                 let parts = out * inputs < 4 << 20 ? 1 : (max(threads, (bytes + (16 << 20) - 1) >> 24) + threads - 1) / threads * threads
-                if precision == .int8, let packed = try file.withInt8Matrix(name, { values, scales in
-                    PackedMatrix(int8: values, scales: scales, rows: out, columns: inputs, bias: bias, parts: parts)
-                }) {
-                    return Linear(weight: .packed(packed), bias: bias)
-                }
-                // An fp16 file at int8: quantized straight from its halves, no fp32 copy (the same int8 values).
-                if precision == .int8, let packed = try file.withQuantizedHalfMatrix(name, { values, scales in
+                if precision == .int8, let packed = try file.withInt8Weights(name, { values, scales in
                     PackedMatrix(int8: values, scales: scales, rows: out, columns: inputs, bias: bias, parts: parts)
                 }) {
                     return Linear(weight: .packed(packed), bias: bias)
