@@ -17,6 +17,8 @@ final class FinalOnlyTranscription {
     /// With a detector: its regions, how many have been read, and the choice they make.
     private let regions: SpeechRegionLog?
     private var regionsRead = 0
+    /// The regions read that may lie in audio the engine has not decoded yet (timeline samples, in order).
+    private var speechRegions: [Range<Int64>] = []
     private var selection: SpeechSpanSelection?
     /// Timeline audio received and not yet chosen or left out (with a detector), from `pendingStart`.
     private var pending: [Float] = []
@@ -72,7 +74,7 @@ final class FinalOnlyTranscription {
         let position = min(position, end)
         if var selection {
             let (closed, _) = regions?.closedRegions(from: regionsRead) ?? ([], nil)
-            regionsRead += closed.count
+            read(closed)
             // Regions closed through the position are chosen; the span being built ends here.
             try feed(selection.update(closed: closed, frontier: position, available: position))
             try feed(selection.finish(end: position))
@@ -129,11 +131,23 @@ final class FinalOnlyTranscription {
     private func choose() throws {
         guard var selection else { return }
         let (closed, frontier) = regions?.closedRegions(from: regionsRead) ?? ([], nil)
-        regionsRead += closed.count
+        read(closed)
         let chosen = selection.update(closed: closed, frontier: frontier ?? pendingStart, available: end)
         self.selection = selection
         try feed(chosen)
         dropPending(before: selection.decidedThrough)
+    }
+
+    private func read(_ closed: [Range<Int64>]) {
+        regionsRead += closed.count
+        speechRegions += closed
+    }
+
+    /// The detector's speech (samples) in stream positions `range`.
+    private func speechSamples(in range: Range<Int>) -> Int {
+        timeline.timelineRanges(of: range).reduce(0) { total, piece in
+            speechRegions.reduce(total) { $0 + max(0, Int(min($1.upperBound, piece.upperBound) - max($1.lowerBound, piece.lowerBound))) }
+        }
     }
 
     private func feed(_ ranges: [Range<Int64>]) throws {
@@ -161,7 +175,11 @@ final class FinalOnlyTranscription {
     /// stretches of the timeline (a left-out silence between them) becomes one segment per stretch, so no result
     /// spans a silence (windows that join two stretches always have word times).
     private func mapped(_ segments: [Segment]) -> [Segment] {
-        defer { timeline.discard(before: stream.decodedThrough) }
+        defer {
+            timeline.discard(before: stream.decodedThrough)
+            let decoded = timeline.timeline(of: stream.decodedThrough, isEnd: false)
+            speechRegions.removeFirst(speechRegions.prefix { $0.upperBound <= decoded }.count)
+        }
         return segments.flatMap { segment -> [Segment] in
             var segment = segment
             segment.start = timeline.timeline(ofSeconds: segment.start, isEnd: false)
@@ -198,9 +216,11 @@ final class FinalOnlyTranscription {
         }
     }
 
-    /// Word times in the windows that join two stretches, so that `mapped` puts each word in its own.
+    /// Word times in the windows that join two stretches, so that `mapped` puts each word in its own; with a detector,
+    /// the stream reads its speech to cut a window before speech its text steps over (`SkippedSpeech`).
     private func followBreaks() {
         stream.wordTimestampsWhere = { [unowned self] range in timeline.hasBreak(in: range) }
+        if regions != nil { stream.speechSamples = { [unowned self] range in speechSamples(in: range) } }
     }
 
     private static func makeStream(_ session: WhisperSession, _ options: TranscriptionOptions,

@@ -75,6 +75,15 @@ struct StreamTimeline: Sendable, Equatable {
         }
     }
 
+    /// The timeline samples of stream positions `range`, in order.
+    func timelineRanges(of range: Range<Int>) -> [Range<Int64>] {
+        pieces.compactMap { piece in
+            let lower = max(range.lowerBound, piece.stream), upper = min(range.upperBound, piece.stream + piece.count)
+            guard lower < upper else { return nil }
+            return (piece.timeline + Int64(lower - piece.stream))..<(piece.timeline + Int64(upper - piece.stream))
+        }
+    }
+
     /// The stream position of the first stream sample at or after timeline position `time` (the stream's length
     /// if none is).
     func streamPosition(ofTimeline time: Int64) -> Int {

@@ -18,6 +18,10 @@ public final class LongFormTranscription {
     /// Asks for word times in the windows whose sample range it accepts, beside all windows when the options ask
     /// (e.g. windows whose audio joins two separate stretches, to place each word in its own).
     public var wordTimestampsWhere: ((Range<Int>) -> Bool)?
+    /// A voice activity detector's speech (samples) within a range of the stream's samples: with it, a window whose
+    /// text steps over a second or more of detected speech is cut before it and the next window starts there
+    /// (`SkippedSpeech`; Whisper now and then skips a sentence).
+    public var speechSamples: ((Range<Int>) -> Int)?
 
     public init(session: WhisperSession, options: TranscriptionOptions) {
         self.session = session
@@ -74,7 +78,8 @@ public final class LongFormTranscription {
             if !options.wordTimestamps, let wanted = wordTimestampsWhere {
                 windowOptions.wordTimestamps = wanted(seek * LogMelSpectrogram.hop ..< (seek + frames) * LogMelSpectrogram.hop)
             }
-            segments += session.decodeLongFormWindow(mel, frames: frames, state: &state!, options: windowOptions)
+            segments += session.decodeLongFormWindow(mel, frames: frames, state: &state!, options: windowOptions,
+                                                     speech: speechSamples)
             mel.discard(before: state!.seek)
         }
         return segments

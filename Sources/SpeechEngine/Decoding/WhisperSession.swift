@@ -69,8 +69,10 @@ public final class WhisperSession {
 
     /// Decodes the window of `frames` frames of `mel` at `state.seek` (with fallback, the previous text as prompt)
     /// and moves the seek past what it transcribed. Returns the window's segments, times from the start of `mel`.
+    /// `speech`: a detector's speech (samples) within a range of `mel`'s samples, to cut the window where its text
+    /// steps over speech (`SkippedSpeech`).
     func decodeLongFormWindow(_ mel: LogMelSpectrogram, frames segmentSize: Int, state: inout LongFormState,
-                              options: TranscriptionOptions) -> [Segment] {
+                              options: TranscriptionOptions, speech: ((Range<Int>) -> Int)? = nil) -> [Segment] {
         let tokenizer = model.tokenizer
         let seek = state.seek
         let timeOffset = Double(seek) / Self.framesPerSecond
@@ -89,7 +91,7 @@ public final class WhisperSession {
 
         let previous = Array(state.allTokens[state.promptResetSince...])
         let prompt = makePrompt(previous: previous, sotSequence: state.sotSequence, options: options)
-        let attempt = decodeWithFallback(state.decoding, prompt: prompt, options: options, generator: &state.generator)
+        var attempt = decodeWithFallback(state.decoding, prompt: prompt, options: options, generator: &state.generator)
 
         if let threshold = options.noSpeechThreshold {
             var skip = attempt.result.noSpeechProb > threshold
@@ -99,17 +101,48 @@ public final class WhisperSession {
                 return []
             }
         }
+        // The window's segments, with word times when asked.
         let split = {
             self.splitByTimestamps($0, timeOffset: timeOffset, segmentSize: segmentSize,
                                    segmentDuration: segmentDuration, seek: seek)
         }
-        let best = split(attempt.result.tokens)
+        let sotSequence = state.sotSequence, lastSpeechTimestamp = state.lastSpeechTimestamp
+        let segmentsAndWords = { (tokens: [Int]) in
+            var best = split(tokens)
+            if options.wordTimestamps {
+                self.addWordTimestamps(&best.segments, sotSequence: sotSequence, language: language, options: options,
+                                       numFrames: segmentSize, seek: seek, lastSpeechTimestamp: lastSpeechTimestamp)
+            }
+            return best
+        }
+        var best = segmentsAndWords(attempt.result.tokens)
+        if let speech {
+            // Whisper stepped over a second or more of the detector's speech: decode again without the previous text
+            // when the text starts after it, else cut the window before the step (`SkippedSpeech`).
+            let times = { (pieces: [Piece]) in pieces.map(\.spokenTimes) }
+            if !previous.isEmpty, SkippedSpeech.stepsOverStart(segments: times(best.segments), windowStart: seek,
+                                                              windowEnd: seek + segmentSize, speech: speech) {
+                let retry = decodeWithFallback(state.decoding,
+                                               prompt: makePrompt(previous: [], sotSequence: state.sotSequence, options: options),
+                                               options: options, generator: &state.generator)
+                let retried = segmentsAndWords(retry.result.tokens)
+                let taken = !SkippedSpeech.stepsOverStart(segments: times(retried.segments), windowStart: seek,
+                                                         windowEnd: seek + segmentSize, speech: speech)
+                EngineLog.debug("window at frame \(seek): its text starts after speech; decoded again without the previous text: \(taken ? "taken" : "steps over it too, not taken")")
+                if taken { (attempt, best) = (retry, retried) }
+            }
+            if let cut = SkippedSpeech.cut(segments: times(best.segments), windowStart: seek, windowEnd: seek + segmentSize,
+                                           nextSeek: best.seek, speech: speech) {
+                EngineLog.debug("window at frame \(seek): its text steps over speech after \(best.segments[cut.kept - 1].end) s; the next window starts there")
+                best.segments.removeLast(best.segments.count - cut.kept)
+                best.seek = cut.seek
+                best.singleTimestampEnding = false
+            }
+        }
         state.seek = best.seek
         var pieces = best.segments
         if options.alternatives { addAlternatives(to: &pieces, from: attempt.result) { split($0).segments } }
         if options.wordTimestamps {
-            addWordTimestamps(&pieces, sotSequence: state.sotSequence, language: language, options: options,
-                              numFrames: segmentSize, seek: seek, lastSpeechTimestamp: state.lastSpeechTimestamp)
             let lastWordEnd = Self.lastEnd(pieces)
             if !best.singleTimestampEnding, let end = lastWordEnd, end > timeOffset {
                 state.seek = Int((end * Self.framesPerSecond).rounded(.toNearestOrEven))
@@ -420,6 +453,12 @@ public final class WhisperSession {
         var words: [Word]?
         /// Texts of this stretch in the window's hypotheses, when asked for (`addAlternatives`).
         var alternatives: [String]?
+
+        /// Where its words are heard: from the first word's start to the last's end, else the timestamps'.
+        var spokenTimes: (start: Double, end: Double) {
+            guard let words, let first = words.first, let last = words.last else { return (start, end) }
+            return (first.start, last.end)
+        }
     }
 
     /// Splits a window's tokens at pairs of timestamps (faster-whisper's `_split_segments_by_timestamps`).

@@ -1,0 +1,61 @@
+import Testing
+@testable import SpeechEngine
+
+/// Speech a window's text steps over, as a detector's regions show it (stream samples at 16 kHz, frames of 10 ms).
+@Suite("Skipped speech")
+struct SkippedSpeechTests {
+    /// Speech from 2 s to 12 s and from 14 s to 20 s of a window starting at 0.
+    static func speech(_ range: Range<Int>) -> Int {
+        [32_000..<192_000, 224_000..<320_000].reduce(0) {
+            $0 + max(0, min($1.upperBound, range.upperBound) - max($1.lowerBound, range.lowerBound))
+        }
+    }
+
+    @Test("a gap between segments holding a second or more of speech cuts the window at the segment before it")
+    func gapBetweenSegments() throws {
+        // Text for 2–5 s, nothing for 5–9 s (speech), text again from 9 s.
+        let cut = try #require(SkippedSpeech.cut(segments: [(2, 5), (9, 12), (14, 20)], windowStart: 0, windowEnd: 3000,
+                                                 nextSeek: 2000, speech: Self.speech))
+        #expect(cut.kept == 1)
+        #expect(cut.seek == 500)
+    }
+
+    @Test("gaps over silence, or with less than a second of speech, are left alone")
+    func silenceAndSlack() {
+        // 12–14 s is silence; 5.0–5.5 s is half a second of speech (a segment ending early).
+        #expect(SkippedSpeech.cut(segments: [(2, 12), (14, 20)], windowStart: 0, windowEnd: 3000, nextSeek: 2000,
+                                  speech: Self.speech) == nil)
+        #expect(SkippedSpeech.cut(segments: [(2, 5), (5.5, 12), (14, 20)], windowStart: 0, windowEnd: 3000,
+                                  nextSeek: 2000, speech: Self.speech) == nil)
+    }
+
+    @Test("a window whose seek jumps to its end over untranscribed speech is cut after its last segment")
+    func trailingSpeech() throws {
+        // The text ends at 12 s, the speech from 14 s to 20 s has none, and the seek goes to the window's end.
+        let cut = try #require(SkippedSpeech.cut(segments: [(2, 12)], windowStart: 0, windowEnd: 3000, nextSeek: 3000,
+                                                 speech: Self.speech))
+        #expect(cut.kept == 1)
+        #expect(cut.seek == 1200)
+        // When the seek stops at the last timestamp, the next window starts there anyway: nothing to cut.
+        #expect(SkippedSpeech.cut(segments: [(2, 12)], windowStart: 0, windowEnd: 3000, nextSeek: 1200,
+                                  speech: Self.speech) == nil)
+    }
+
+    @Test("the gap before the first segment is never cut (the seek must move on); it asks for a second decoding")
+    func leadingGap() {
+        #expect(SkippedSpeech.cut(segments: [(9, 12)], windowStart: 0, windowEnd: 3000, nextSeek: 1200,
+                                  speech: Self.speech) == nil)
+        #expect(SkippedSpeech.stepsOverStart(segments: [(9, 12)], windowStart: 0, windowEnd: 3000, speech: Self.speech))
+        #expect(!SkippedSpeech.stepsOverStart(segments: [(2.5, 12)], windowStart: 0, windowEnd: 3000, speech: Self.speech))
+        // No text at all in a window holding speech.
+        #expect(SkippedSpeech.stepsOverStart(segments: [], windowStart: 0, windowEnd: 3000, speech: Self.speech))
+        #expect(!SkippedSpeech.stepsOverStart(segments: [], windowStart: 0, windowEnd: 3000, speech: { _ in 0 }))
+    }
+
+    @Test("a cut always moves the seek past the window's start")
+    func progress() {
+        // A zero-length first segment at the window's start, then a gap over speech: no cut at the start itself.
+        #expect(SkippedSpeech.cut(segments: [(0, 0), (9, 12)], windowStart: 0, windowEnd: 3000, nextSeek: 1200,
+                                  speech: { $0.count }) == nil)
+    }
+}
