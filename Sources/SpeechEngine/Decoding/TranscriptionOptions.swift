@@ -17,6 +17,10 @@ public struct TranscriptionOptions: Sendable {
     /// Tried in order while the result is too repetitive or too improbable.
     public var temperatures: [Double] = [0, 0.2, 0.4, 0.6, 0.8, 1.0]
     public var compressionRatioThreshold: Double? = 2.4
+    /// Not in faster-whisper: a window whose text says a run of at least this many tokens twice in a row is decoded
+    /// again at the next temperature, as a too-compressible one is (a loop of one long phrase stays under the
+    /// compression ratio's threshold). nil: only the compression ratio.
+    public var repetitionLoopLength: Int? = 12
     public var logProbThreshold: Double? = -1
     public var noSpeechThreshold: Double? = 0.6
     public var conditionOnPreviousText = true

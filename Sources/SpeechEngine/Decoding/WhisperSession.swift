@@ -434,9 +434,11 @@ public final class WhisperSession {
                                   compressionRatio: CompressionRatio.of(text))
             all.append(attempt)
             var needsFallback = false
-            if let threshold = options.compressionRatioThreshold {
-                if attempt.compressionRatio > threshold { needsFallback = true } else { belowThreshold.append(attempt) }
-            }
+            let compresses = options.compressionRatioThreshold.map { attempt.compressionRatio > $0 } ?? false
+            let loops = options.repetitionLoopLength.map {
+                RepetitionLoop(minimumLength: $0).isFound(in: result.tokens, textEnd: model.tokenizer.eot)
+            } ?? false
+            if compresses || loops { needsFallback = true } else { belowThreshold.append(attempt) }
             if let lp = options.logProbThreshold, attempt.averageLogProb < lp { needsFallback = true }
             if let ns = options.noSpeechThreshold, let lp = options.logProbThreshold,
                result.noSpeechProb > ns, attempt.averageLogProb < lp { needsFallback = false }
