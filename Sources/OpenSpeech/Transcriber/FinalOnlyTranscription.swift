@@ -216,11 +216,17 @@ final class FinalOnlyTranscription {
         }
     }
 
-    /// Word times in the windows that join two stretches, so that `mapped` puts each word in its own; with a detector,
-    /// the stream reads its speech to cut a window before speech its text steps over (`SkippedSpeech`).
+    /// Word times in the windows that join two stretches, so that `mapped` puts each word in its own. With a
+    /// detector, word times in every window, and the stream reads the detector's speech: a window whose words step
+    /// over speech is cut before it or decoded again (`SkippedSpeech`; a segment's timestamps often span a sentence
+    /// its text leaves out, its words' times do not).
     private func followBreaks() {
-        stream.wordTimestampsWhere = { [unowned self] range in timeline.hasBreak(in: range) }
-        if regions != nil { stream.speechSamples = { [unowned self] range in speechSamples(in: range) } }
+        if regions == nil {
+            stream.wordTimestampsWhere = { [unowned self] range in timeline.hasBreak(in: range) }
+        } else {
+            stream.wordTimestampsWhere = { _ in true }
+            stream.speechSamples = { [unowned self] range in speechSamples(in: range) }
+        }
     }
 
     private static func makeStream(_ session: WhisperSession, _ options: TranscriptionOptions,
