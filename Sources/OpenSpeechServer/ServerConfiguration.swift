@@ -26,8 +26,9 @@ public struct ServerConfiguration: Sendable {
     public var defaultModelID: String?
     /// Beam width (nil: the library's default).
     public var beamSize: Int?
-    /// The precision of the engine's products.
-    public var computeType: ComputeType
+    /// The precision of the engine's products; nil: `FileTranscriber.Options.defaultComputeType` (`auto` with the
+    /// speech detector, `float32` without).
+    public var computeType: ComputeType?
     /// Whether a speech detector chooses what the model hears.
     public var detectsSpeech: Bool
     /// Whether a catalog model that is not installed is installed on first use (otherwise it is refused).
@@ -40,7 +41,7 @@ public struct ServerConfiguration: Sendable {
 
     public init(host: String = "127.0.0.1", port: Int = 8000, apiKey: String? = nil, maxConcurrency: Int = 2,
                 maxQueue: Int = 16, maxUploadBytes: Int = 25 << 20, defaultLocale: Locale = Locale(identifier: "en-US"),
-                defaultModelID: String? = nil, beamSize: Int? = nil, computeType: ComputeType = .default,
+                defaultModelID: String? = nil, beamSize: Int? = nil, computeType: ComputeType? = nil,
                 detectsSpeech: Bool = true, installsMissingModels: Bool = true, store: ModelStore = ModelStore(),
                 detectsLanguage: Bool = false, maxRealtimeSessions: Int = 16) {
         self.detectsLanguage = detectsLanguage

@@ -40,8 +40,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Beam width (1 = greedy, faster; default 5).")
     var beamSize: Int?
 
-    @Option(help: "Precision of the engine's products: auto, int8, int8_float32, bfloat16, float16 or float32.")
-    var computeType: ComputeType = .default
+    @Option(help: "Precision of the engine's products: auto, int8, int8_float32, bfloat16, float16 or float32 (default: auto with the speech detector, float32 with --no-vad).")
+    var computeType: ComputeType?
 
     @Flag(help: "Transcribe all the audio, without the speech detector.")
     var noVad = false

@@ -60,8 +60,8 @@ struct TranscribeCommand: AsyncParsableCommand {
     @Flag(help: "Transcribe all the audio, silence and noise included, without the speech detector (Whisper models tend to invent text there).")
     var noVad = false
 
-    @Option(help: "Precision of the engine's products: auto, int8, int8_float32, bfloat16, float16 or float32.")
-    var computeType: ComputeType = .default
+    @Option(help: "Precision of the engine's products: auto, int8, int8_float32, bfloat16, float16 or float32 (default: auto with the speech detector, float32 with --no-vad).")
+    var computeType: ComputeType?
 
     @Flag(help: "Fail on a truncated file instead of transcribing the audio present (with a warning).")
     var strict = false
@@ -144,7 +144,7 @@ struct TranscribeCommand: AsyncParsableCommand {
     private func transcribeStandardInput() async throws {
         // No language given: detected in the first speech, then kept (LiveTranscription).
         let given = locale?.lowercased() == "auto" ? nil : locale
-        let live = try LiveTranscription(locale: given.map { Locale(identifier: $0) }, modelID: model, computeType: computeType)
+        let live = try LiveTranscription(locale: given.map { Locale(identifier: $0) }, modelID: model, computeType: computeType ?? .default)
         let streaming = format == .text || format == .json
         if streaming && output != nil { throw ValidationError("-o/--output with stdin takes srt, vtt, tsv or all.") }
         let liveOutput = streaming ? try LiveOutput(format: format == .json ? .jsonl : .text, outputPath: nil) : nil

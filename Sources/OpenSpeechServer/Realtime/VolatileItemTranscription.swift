@@ -34,7 +34,7 @@ final class VolatileItemTranscription: Sendable {
          audio: [Float], deltas: ItemDeltaStream) {
         let transcriber = SpeechTranscriber(
             locale: settings.locale, transcriptionOptions: [], reportingOptions: [.volatileResults], attributeOptions: [],
-            engineConfiguration: .init(modelID: settings.modelID, beamSize: 1, computeType: configuration.computeType,
+            engineConfiguration: .init(modelID: settings.modelID, beamSize: 1, computeType: configuration.computeType ?? .default,
                                        initialPrompt: settings.prompt, temperatures: [0]),
             modelStore: configuration.store)
         analyzer = SpeechAnalyzer(modules: [transcriber], options: .init(priority: .userInitiated,
