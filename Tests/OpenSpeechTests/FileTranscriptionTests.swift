@@ -116,23 +116,26 @@ import TestSupport
         }
     }
 
-    @Test("the detector costs no accuracy: corpus WER with it within noise of without, per subset")
-    func detectorKeepsAccuracy() async throws {
+    @Test("the detector costs no accuracy: corpus WER with it within noise of without, per subset, at each compute type",
+          arguments: [ComputeType.float32, .auto])
+    func detectorKeepsAccuracy(computeType: ComputeType) async throws {
         try await GatingAudio.ready()
+        // One compute type on both sides (by default they differ: auto with the detector, float32 without).
         for subset in ["ls-clean", "ls-other", "noisy", "jfk", "other"] {
             let clips = TestEnvironment.clips(subset).filter { $0.language == "en" }
             guard !clips.isEmpty else { continue }
             var with = ErrorCounts(), without = ErrorCounts()
             for clip in clips {
                 for vad in [true, false] {
-                    let transcriber = FileTranscriber(options: .init(locale: TestEnvironment.english, detectsSpeech: vad),
+                    let transcriber = FileTranscriber(options: .init(locale: TestEnvironment.english, detectsSpeech: vad,
+                                                                     computeType: computeType),
                                                       store: TestModels.store)
                     let text = try await transcriber.transcribe(contentsOf: clip.wav16kURL).text
                     let score = WordErrorRate.score(reference: clip.transcript, hypothesis: text, language: "en")
                     if vad { with += score } else { without += score }
                 }
             }
-            print("\(subset): WER with the detector \(with.rate), without \(without.rate) (\(with.referenceLength) words)")
+            print("\(computeType) \(subset): WER with the detector \(with.rate), without \(without.rate) (\(with.referenceLength) words)")
             // Within noise: one error in a hundred words, or two errors for small subsets.
             #expect(with.errors <= without.errors + max(2, without.referenceLength / 100), "\(subset)")
         }
