@@ -17,7 +17,8 @@ struct SkippedSpeech {
     /// Where to cut the window, if it stepped over speech: the number of segments kept and the frame the next window
     /// starts at (the end of the last kept segment).
     /// - Parameters:
-    ///   - segments: the window's segments' start and end, in seconds of the stream, in order.
+    ///   - segments: the window's segments' start and end, in seconds of the stream, in order (from their words'
+    ///     times where the window has them: a segment's timestamps can span a sentence its text leaves out).
     ///   - windowStart: the window's first frame; `windowEnd` its end (frames).
     ///   - nextSeek: the frame the seek goes to without the check.
     ///   - speech: the detected speech (samples) within a range of stream samples.
