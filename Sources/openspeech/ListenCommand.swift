@@ -40,6 +40,7 @@ struct ListenCommand: AsyncParsableCommand {
     var quiet = false
 
     func run() async throws {
+        AllocatorPolicy.apply()
         let session = AVAudioSession.sharedInstance()
         do {
             try session.setCategory(.record, mode: .spokenAudio, options: [])

@@ -60,6 +60,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        AllocatorPolicy.apply()
         let detects = locale == nil || locale?.lowercased() == "auto"
         let requested = detects ? "en-US" : locale!
         guard let chosen = SpeechTranscriber.supportedLocale(equivalentTo: Locale(identifier: requested)) else {

@@ -87,6 +87,7 @@ struct TranscribeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        AllocatorPolicy.apply()
         let logger = CommandLogging.logger("openspeech.transcribe", verbose: verbose)
         decoding.applyThreads()
         logger.debug("\(BuildInfo.description)")

@@ -19,17 +19,18 @@ func residentMegabytes() -> Double {
 }
 
 /// glibc's heap (`malloc_info`'s totals, megabytes): bytes the allocator holds from the system (arenas and mmapped
-/// blocks), and of those the bytes in use; the difference is free memory kept in the arenas (fragmentation).
-func heapMegabytes() -> (held: Double, inUse: Double) {
+/// blocks), and of those the bytes in use; the difference is free memory kept in the arenas (fragmentation); the
+/// bytes in blocks mmapped on their own (returned to the system when freed), and the number of arenas.
+func heapMegabytes() -> (held: Double, inUse: Double, mmapped: Double, arenas: Int) {
     typealias MallocInfo = @convention(c) (Int32, UnsafeMutablePointer<FILE>?) -> Int32
-    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_info") else { return (.nan, .nan) }
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_info") else { return (.nan, .nan, .nan, 0) }
     let mallocInfo = unsafeBitCast(symbol, to: MallocInfo.self)
     let path = NSTemporaryDirectory() + "live-bench-malloc-\(getpid()).xml"
-    guard let file = fopen(path, "w") else { return (.nan, .nan) }
+    guard let file = fopen(path, "w") else { return (.nan, .nan, .nan, 0) }
     _ = mallocInfo(0, file)
     fclose(file)
     defer { unlink(path) }
-    guard let xml = try? String(contentsOfFile: path, encoding: .utf8) else { return (.nan, .nan) }
+    guard let xml = try? String(contentsOfFile: path, encoding: .utf8) else { return (.nan, .nan, .nan, 0) }
     // The process-wide totals follow the last arena: `<total type="fast|rest|mmap" count=".." size="N"/>`, then
     // `<system type="current" size="N"/>`.
     let tail = xml.components(separatedBy: "</heap>").last ?? xml
@@ -42,7 +43,8 @@ func heapMegabytes() -> (held: Double, inUse: Double) {
     let mmapped = size("<total type=\"mmap\"")
     let held = size("<system type=\"current\"") + mmapped
     let free = size("<total type=\"fast\"") + size("<total type=\"rest\"")
-    return (held / 1_048_576, (held - free) / 1_048_576)
+    let arenas = xml.components(separatedBy: "<heap nr=").count - 1
+    return (held / 1_048_576, (held - free) / 1_048_576, mmapped / 1_048_576, arenas)
 }
 
 /// Writes a line to stdout at once (unbuffered: progress shows while the run goes on).
@@ -95,9 +97,19 @@ func runHourFeed(minutes: Int, clips: [CorpusItem]) async throws {
     let format = await SpeechAnalyzer.bestAvailableAudioFormat(compatibleWith: [transcriber])!
     try await analyzer.prepareToAnalyze(in: format)
     let counts = Mutex((finals: 0, volatiles: 0, finalWords: 0))
+    // LIVE_BENCH_FINALS=PATH: each final's text and times, a line each (to compare transcripts between builds).
+    let finalsFile = ProcessInfo.processInfo.environment["LIVE_BENCH_FINALS"].flatMap { path -> FileHandle? in
+        FileManager.default.createFile(atPath: path, contents: nil)
+        return FileHandle(forWritingAtPath: path)
+    }
     let collector = Task {
         for try await result in transcriber.results {
             let words = String(result.text.characters).split(separator: " ").count
+            if result.isFinal, let finalsFile {
+                let line = String(format: "%.2f %.2f ", result.range.start.seconds, result.range.end.seconds)
+                    + String(result.text.characters) + "\n"
+                finalsFile.write(Data(line.utf8))
+            }
             counts.withLock {
                 if result.isFinal { $0.finals += 1; $0.finalWords += words } else { $0.volatiles += 1 }
             }
@@ -109,7 +121,7 @@ func runHourFeed(minutes: Int, clips: [CorpusItem]) async throws {
     let marks = Mutex((next: 0, lastWall: 0.0))
     report(String(format: "hour feed: %.1f s loop (%d clips + 3 s pauses), %d min of audio, volatile + detector, whisper-tiny.en",
                  Double(loop.count) / 16_000, clips.count, minutes) + " \(compute)")
-    report("audio min | RSS MB | heap held / in use MB | wall s since the last | finals | final words | volatiles")
+    report("audio min | RSS MB | heap held / in use MB | wall s since the last | finals | final words | volatiles | mmapped MB | arenas")
     let feed = LoopedFeed(loop: loop, totalSamples: minutes * 60 * 16_000) { position in
         marks.withLock { mark in
             guard position >= mark.next else { return }
@@ -118,6 +130,7 @@ func runHourFeed(minutes: Int, clips: [CorpusItem]) async throws {
             let heap = heapMegabytes()
             var line = String(format: "%9.1f | %6.1f | %7.1f / %7.1f | %21.1f | %6d | %11d | %9d", Double(position) / (60 * 16_000),
                               residentMegabytes(), heap.held, heap.inUse, wall - mark.lastWall, finals, words, volatiles)
+                + String(format: " | %10.1f | %6d", heap.mmapped, heap.arenas)
             // LIVE_BENCH_MALLOC_TRIM=1: glibc's malloc_trim(0) at each report, and the resident size after it (what
             // of the arenas' free memory the system gets back).
             if ProcessInfo.processInfo.environment["LIVE_BENCH_MALLOC_TRIM"] == "1" {
