@@ -140,32 +140,6 @@ import Testing
         #expect(policy.committedEnd == 1.4)
     }
 
-    @Test("a decoding settles the words it heard enough audio and another word after, without a second one")
-    func settledByOneDecoding() {
-        let lookahead = LocalAgreement.settledLookahead
-        var policy = LocalAgreement()
-        // Words end at 0.4, 0.9, 1.4, 1.9: heard through 0.95 s + the lookahead, "the" and "cat" are settled.
-        let first = policy.agree(with: Self.words("the cat sat on"), heardThrough: 0.95 + lookahead)
-        #expect(first.map(\.word) == [" the", " cat"])
-        #expect(policy.pending.map(\.word) == [" sat", " on"])
-        _ = policy.commit(first, from: 0)
-        // The next decoding agrees on "sat on" and settles "the" too, but not its last word, "mat".
-        let second = policy.agree(with: Self.words("sat on the mat", from: 1.0), heardThrough: 10)
-        #expect(second.map(\.word) == [" sat", " on", " the"])
-        #expect(policy.pending.map(\.word) == [" mat"])
-    }
-
-    @Test("the last word of a decoding, or one heard with too little audio after it, waits for agreement")
-    func notSettledWithoutLookahead() {
-        let lookahead = LocalAgreement.settledLookahead
-        var policy = LocalAgreement()
-        #expect(policy.agree(with: Self.words("hello"), heardThrough: 10).isEmpty)
-        #expect(policy.agree(with: Self.words("goodbye world"), heardThrough: 0.35 + lookahead).isEmpty)
-        // Agreement still commits what two decodings share, settled or not.
-        #expect(policy.agree(with: Self.words("goodbye world again"), heardThrough: 0.85 + lookahead).map(\.word)
-                == [" goodbye", " world"])
-    }
-
     @Test("a re-decoding's words before the commit, and a re-heard tail of it, are not fresh")
     func fresh() {
         var policy = LocalAgreement()

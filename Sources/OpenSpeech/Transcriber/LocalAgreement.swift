@@ -40,26 +40,6 @@ struct LocalAgreement: Sendable, Equatable {
         return Array(words[0..<agreed])
     }
 
-    /// Audio a decoding must have heard after a word, in seconds, for the word to be settled by that decoding alone
-    /// (`agree(with:heardThrough:)`). 0.3 s and 0.5 s measured alike in `bench/live` (finals 0.5 s sooner than by
-    /// agreement alone, final WER at or below file mode's; BENCHMARKS.md).
-    static let settledLookahead = 0.3
-
-    /// Takes a new agreement decoding of the audio through `heardThrough` (timeline seconds): returns the words to
-    /// commit, the longer of the prefix it shares with the previous decoding (`agree(with:)`) and its own settled
-    /// prefix: the words that end `settledLookahead` before the audio it heard and are followed by another word of
-    /// it (the model heard speech after them, so a later decoding rarely changes them; the last word of a decoding
-    /// waits for agreement, or for the pause after it, `PauseCommit`). A word inside a phrase is then final at the
-    /// first agreement decoding that heard a word after it, rather than at the second decoding that heard it, one
-    /// step later. Both prefixes depend on the agreement decodings alone, so finals stay a function of the audio.
-    mutating func agree(with words: [Word], heardThrough: Double) -> [Word] {
-        let agreed = agree(with: words)
-        let settled = words.dropLast().prefix { $0.end <= heardThrough - Self.settledLookahead }.count
-        guard settled > agreed.count else { return agreed }
-        pending = Array(words[settled...])
-        return Array(words[0..<settled])
-    }
-
     /// Replaces the pending words (a decoding at the end of the audio, which needs no agreement).
     mutating func setPending(_ words: [Word]) { pending = words }
 

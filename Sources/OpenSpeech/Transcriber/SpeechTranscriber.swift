@@ -8,8 +8,7 @@ import SpeechAudio
 /// final segment (a phrase or sentence) with the model's punctuation and capitalization. With it, volatile
 /// results (re-decoded every half second, or quarter second with `.fastResults`, while the machine keeps up, the
 /// encoder hearing the window's own audio: `PreviewDecoding`) are replaced by final ones as two consecutive
-/// decodings a second of audio apart agree (LocalAgreement-2), or one of them heard another word and 0.3 s after a
-/// word, or at a pause (with a `SpeechDetector`); the finals depend on the audio alone, not on the
+/// decodings a second of audio apart agree (LocalAgreement-2); the finals depend on the audio alone, not on the
 /// machine's speed (`VolatileDecodeSchedule`).
 ///
 /// Differs from Apple's: the locale picks a catalog model (English: `whisper-tiny.en`, others `whisper-base`),

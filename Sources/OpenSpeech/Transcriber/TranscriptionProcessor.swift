@@ -291,13 +291,11 @@ actor TranscriptionProcessor: ModuleProcessor {
 
     // MARK: Volatile transcription (LocalAgreement-2)
 
-    /// Decodes the window, commits the words that agree with the previous decoding or that it settled (heard
-    /// another word and `LocalAgreement.settledLookahead` after), shows the rest.
+    /// Decodes the window, commits the words that agree with the previous decoding, shows the rest.
     private func decodeVolatile() throws {
         let words = try decodeWindowWords(kind: .agreement)
-        let heard = bufferStart + Int64(buffer.count)
-        schedule.decoded(.agreement, through: heard)
-        commit(agreement.agree(with: words, heardThrough: Double(heard) / Self.rate))
+        schedule.decoded(.agreement, through: bufferStart + Int64(buffer.count))
+        commit(agreement.agree(with: words))
         showVolatile()
         trimWindow()
     }

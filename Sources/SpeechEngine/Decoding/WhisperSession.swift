@@ -107,15 +107,17 @@ public final class WhisperSession {
                                    segmentDuration: segmentDuration, seek: seek)
         }
         let sotSequence = state.sotSequence, lastSpeechTimestamp = state.lastSpeechTimestamp
-        let segmentsAndWords = { (tokens: [Int]) in
-            var best = split(tokens)
+        // Alternatives first: they are matched to the segments by the timestamps, which word times then refine.
+        let segmentsAndWords = { (result: WindowResult) in
+            var best = split(result.tokens)
+            if options.alternatives { self.addAlternatives(to: &best.segments, from: result) { split($0).segments } }
             if options.wordTimestamps {
                 self.addWordTimestamps(&best.segments, sotSequence: sotSequence, language: language, options: options,
                                        numFrames: segmentSize, seek: seek, lastSpeechTimestamp: lastSpeechTimestamp)
             }
             return best
         }
-        var best = segmentsAndWords(attempt.result.tokens)
+        var best = segmentsAndWords(attempt.result)
         if let speech {
             // Whisper stepped over a second or more of the detector's speech: decode again without the previous text
             // when the text starts after it, else cut the window before the step (`SkippedSpeech`).
@@ -125,7 +127,7 @@ public final class WhisperSession {
                 let retry = decodeWithFallback(state.decoding,
                                                prompt: makePrompt(previous: [], sotSequence: state.sotSequence, options: options),
                                                options: options, generator: &state.generator)
-                let retried = segmentsAndWords(retry.result.tokens)
+                let retried = segmentsAndWords(retry.result)
                 let taken = !SkippedSpeech.stepsOverStart(segments: times(retried.segments), windowStart: seek,
                                                          windowEnd: seek + segmentSize, speech: speech)
                 EngineLog.debug("window at frame \(seek): its text starts after speech; decoded again without the previous text: \(taken ? "taken" : "steps over it too, not taken")")
@@ -140,8 +142,7 @@ public final class WhisperSession {
             }
         }
         state.seek = best.seek
-        var pieces = best.segments
-        if options.alternatives { addAlternatives(to: &pieces, from: attempt.result) { split($0).segments } }
+        let pieces = best.segments
         if options.wordTimestamps {
             let lastWordEnd = Self.lastEnd(pieces)
             if !best.singleTimestampEnding, let end = lastWordEnd, end > timeOffset {
