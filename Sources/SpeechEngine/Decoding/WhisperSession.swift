@@ -101,13 +101,13 @@ public final class WhisperSession {
                 return []
             }
         }
-        // The window's segments, with word times when asked.
         let split = {
             self.splitByTimestamps($0, timeOffset: timeOffset, segmentSize: segmentSize,
                                    segmentDuration: segmentDuration, seek: seek)
         }
         let sotSequence = state.sotSequence, lastSpeechTimestamp = state.lastSpeechTimestamp
-        // Alternatives first: they are matched to the segments by the timestamps, which word times then refine.
+        // The window's segments, with word times when asked. Alternatives first: they are matched to the segments by
+        // the timestamps, which word times then refine.
         let segmentsAndWords = { (result: WindowResult) in
             var best = split(result.tokens)
             if options.alternatives { self.addAlternatives(to: &best.segments, from: result) { split($0).segments } }
@@ -122,14 +122,16 @@ public final class WhisperSession {
             // Whisper stepped over a second or more of the detector's speech: decode again without the previous text
             // when the text starts after it, else cut the window before the step (`SkippedSpeech`).
             let times = { (pieces: [Piece]) in pieces.map(\.spokenTimes) }
-            if !previous.isEmpty, SkippedSpeech.stepsOverStart(segments: times(best.segments), windowStart: seek,
-                                                              windowEnd: seek + segmentSize, speech: speech) {
+            let stepsOverStart = { (pieces: [Piece]) in
+                SkippedSpeech.stepsOverStart(segments: times(pieces), windowStart: seek, windowEnd: seek + segmentSize,
+                                             speech: speech)
+            }
+            if !previous.isEmpty, stepsOverStart(best.segments) {
                 let retry = decodeWithFallback(state.decoding,
                                                prompt: makePrompt(previous: [], sotSequence: state.sotSequence, options: options),
                                                options: options, generator: &state.generator)
                 let retried = segmentsAndWords(retry.result)
-                let taken = !SkippedSpeech.stepsOverStart(segments: times(retried.segments), windowStart: seek,
-                                                         windowEnd: seek + segmentSize, speech: speech)
+                let taken = !stepsOverStart(retried.segments)
                 EngineLog.debug("window at frame \(seek): its text starts after speech; decoded again without the previous text: \(taken ? "taken" : "steps over it too, not taken")")
                 if taken { (attempt, best) = (retry, retried) }
             }
