@@ -1,5 +1,6 @@
 // Live microphone latency, as a user of `openspeech listen` meets it. Usage: live-bench [MAX_CLIPS] [fast]
-// (or `live-bench hour [MINUTES]`: memory over a long stream, HourFeed.swift; `live-bench window`: the cost of one
+// (or `live-bench finals [SUBSETS]`: the finals' WER against file mode over many clips, FinalsFeed.swift;
+// `live-bench hour [MINUTES]`: memory over a long stream, HourFeed.swift; `live-bench window`: the cost of one
 // decoding of the window, full and shortened, and `live-bench window-text` the words, WindowProfile.swift)
 // (`fast`: the transcriber also reports `.fastResults`, a decoding step every 0.5 s instead of 1 s.)
 // A PulseAudio daemon of its own with a virtual microphone (TestSupport.PulseAudioDaemon); English corpus clips
@@ -24,6 +25,11 @@ let clips = Corpus.items.filter { $0.language == "en" && ["ls-clean", "jfk", "ot
 let english = Locale(identifier: "en-US")
 if CommandLine.arguments.dropFirst().first == "hour" {  // live-bench hour [MINUTES]: see HourFeed.swift
     try await runHourFeed(minutes: CommandLine.arguments.dropFirst(2).first.flatMap(Int.init) ?? 60, clips: Array(clips))
+    exit(0)
+}
+if CommandLine.arguments.dropFirst().first == "finals" {  // live-bench finals [SUBSETS]: see FinalsFeed.swift
+    let subsets = CommandLine.arguments.dropFirst(2).first.map { Set($0.split(separator: ",").map(String.init)) }
+    try await runFinalsFeed(subsets: subsets ?? ["ls-clean", "ls-other", "other", "jfk", "noisy"], locale: english)
     exit(0)
 }
 if CommandLine.arguments.dropFirst().first == "window-text" {
@@ -69,7 +75,8 @@ let captured = Mutex<(samples: [Float], anchors: [(Int, UInt64)])>(([], []))
 let fast = CommandLine.arguments.contains("fast")
 let transcriber = SpeechTranscriber(locale: english, transcriptionOptions: [],
                                     reportingOptions: fast ? [.volatileResults, .fastResults] : [.volatileResults],
-                                    attributeOptions: [.audioTimeRange])
+                                    attributeOptions: [.audioTimeRange],
+                                    engineConfiguration: .init(beamSize: ProcessInfo.processInfo.environment["LIVE_BENCH_BEAM"].flatMap(Int.init)))
 let detector = SpeechDetector(detectionOptions: .init(sensitivityLevel: .medium), reportResults: false)
 let analyzer = SpeechAnalyzer(modules: [transcriber, detector])
 let format = await SpeechAnalyzer.bestAvailableAudioFormat(compatibleWith: [transcriber])!

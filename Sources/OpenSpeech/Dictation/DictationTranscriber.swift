@@ -75,7 +75,7 @@ public final class DictationTranscriber: LocaleDependentSpeechModule, AnalyzerDr
             settings: .init(
                 locale: locale, modelID: nil, volatile: volatile,
                 stepSeconds: shortForm || reportingOptions.contains(.frequentFinalization) ? 0.5 : 1.0,
-                beamSize: volatile || (shortForm && !alternatives) ? 1 : 5,
+                beamSize: shortForm && !alternatives ? 1 : 5,
                 wordTimes: attributeOptions.contains(.audioTimeRange),
                 timeRangeAttributes: attributeOptions.contains(.audioTimeRange),
                 confidence: attributeOptions.contains(.transcriptionConfidence),

@@ -9,7 +9,8 @@ import SpeechAudio
 /// results (re-decoded every half second, or quarter second with `.fastResults`, while the machine keeps up, the
 /// encoder hearing the window's own audio: `PreviewDecoding`) are replaced by final ones as two consecutive
 /// decodings a second of audio apart agree (LocalAgreement-2); the finals depend on the audio alone, not on the
-/// machine's speed (`VolatileDecodeSchedule`).
+/// machine's speed (`VolatileDecodeSchedule`). Those agreement decodings use the beam search (5 wide by default),
+/// previews are greedy.
 ///
 /// Differs from Apple's: the locale picks a catalog model (English: `whisper-tiny.en`, others `whisper-base`),
 /// or `EngineConfiguration.modelID` names one; each result's text keeps Whisper's leading space except the
@@ -100,7 +101,7 @@ public final class SpeechTranscriber: LocaleDependentSpeechModule, AnalyzerDrive
                 locale: locale, modelID: engineConfiguration.modelID,
                 volatile: volatile, stepSeconds: VolatileDecodeSchedule.agreementSeconds,
                 previewSeconds: VolatileDecodeSchedule.previewSeconds(fastResults: reportingOptions.contains(.fastResults)),
-                beamSize: engineConfiguration.beamSize ?? (volatile ? 1 : 5),
+                beamSize: engineConfiguration.beamSize ?? 5,
                 wordTimes: attributeOptions.contains(.audioTimeRange) || engineConfiguration.wordTimestamps,
                 timeRangeAttributes: attributeOptions.contains(.audioTimeRange),
                 confidence: attributeOptions.contains(.transcriptionConfidence),

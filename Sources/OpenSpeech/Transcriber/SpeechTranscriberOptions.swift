@@ -67,7 +67,8 @@ extension SpeechTranscriber {
     public struct EngineConfiguration: Sendable, Equatable {
         /// A catalog model id to use instead of the locale's default.
         public var modelID: String?
-        /// Beam width for final results (1 is greedy); nil: 5 for final-only transcription, 1 when volatile.
+        /// Beam width for final results (1 is greedy); nil: 5, also for volatile mode's agreement decodings (its
+        /// previews are greedy).
         public var beamSize: Int?
         /// Word time ranges even without the `.audioTimeRange` attribute option (for subtitles).
         public var wordTimestamps: Bool

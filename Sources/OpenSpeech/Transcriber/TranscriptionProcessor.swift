@@ -372,7 +372,11 @@ actor TranscriptionProcessor: ModuleProcessor {
         options.temperatures = [0]
         // Agreement decodings hear the padded 30 s as file transcription does: their words become finals.
         let cheaper = kind == .preview ? settings.previewDecoding : nil
-        if let cheaper { options.maxNewTokens = cheaper.maxNewTokens(forSamples: window.count) }
+        if let cheaper {
+            options.maxNewTokens = cheaper.maxNewTokens(forSamples: window.count)
+            options.beamSize = 1 // a preview is shown and forgotten: greedy
+            options.bestOf = 1
+        }
         let decoder = cheaper != nil ? previewSession ?? session : session
         let started = Self.now()
         let segments = try decoder.decodeWindow(samples: window, previousTokens: promptTokens(promptText),
