@@ -52,6 +52,32 @@ struct SkippedSpeechTests {
         #expect(!SkippedSpeech.stepsOverStart(segments: [], windowStart: 0, windowEnd: 3000, speech: { _ in 0 }))
     }
 
+    @Test("a gap between two words of one segment over a second of speech cuts before that segment, or retries the first")
+    func gapInsideSegment() throws {
+        // Segment 2 (9–20 s) has text at 9–10 s and 18–20 s: 8 s of speech between its words has none.
+        let words: [[(start: Double, end: Double)]] = [[(2, 3), (3, 5)], [(9, 10), (18, 20)]]
+        let cut = try #require(SkippedSpeech.cut(segments: [(2, 5), (9, 20)], words: words, windowStart: 0,
+                                                 windowEnd: 3000, nextSeek: 2000, speech: Self.speech))
+        #expect(cut.kept == 1)
+        #expect(cut.seek == 500)
+        // The same segment first in its window: decode the window again without the previous text.
+        #expect(SkippedSpeech.stepsOverStart(segments: [(9, 20)], words: [[(9, 10), (18, 20)]], windowStart: 900,
+                                             windowEnd: 3900, speech: Self.speech))
+        // Words close together (half a second of speech between them) are left alone.
+        #expect(SkippedSpeech.cut(segments: [(2, 5), (9, 12)], words: [[(2, 3), (3.5, 5)], [(9, 10), (10.5, 12)]],
+                                  windowStart: 0, windowEnd: 3000, nextSeek: 1200, speech: Self.speech) == nil)
+    }
+
+    @Test("a word counts as heard for a bounded time: a lone 'a' stretched over a sentence leaves the sentence a gap")
+    func stretchedWord() {
+        #expect(abs(SkippedSpeech.longestDuration(of: " a") - 0.4) < 1e-9)
+        #expect(abs(SkippedSpeech.longestDuration(of: " extraordinarily,") - 1.8) < 1e-9)
+        // "used," at 2–5 s, then "a" aligned over 5–9.5 s (speech all along): heard through 5.4 s only.
+        let a = (start: 5.0, end: min(9.5, 5.0 + SkippedSpeech.longestDuration(of: " a")))
+        #expect(SkippedSpeech.stepsOverInside([(2, 5), a, (9.5, 10)], speech: Self.speech))
+        #expect(!SkippedSpeech.stepsOverInside([(2, 5), (5, 9.5), (9.5, 10)], speech: Self.speech))
+    }
+
     @Test("a cut always moves the seek past the window's start")
     func progress() {
         // A zero-length first segment at the window's start, then a gap over speech: no cut at the start itself.

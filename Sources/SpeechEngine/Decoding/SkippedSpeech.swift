@@ -1,9 +1,9 @@
 /// Speech a window's text steps over. Now and then Whisper ends a segment and starts the next one after a sentence it
 /// never wrote, or stops early in a window whose seek then jumps to the window's end; the sentence is lost. Where a
-/// voice activity detector has marked the speech, the step shows: a gap between two segments, or after the last one
-/// when the seek jumps to the window's end, that holds `minimumSpeech` or more of detected speech. The window's text is
-/// then cut before the gap and the next window starts at it, so the sentence is decoded again with the text before it
-/// as prompt.
+/// voice activity detector has marked the speech, the step shows: a gap between two segments (or two words of one),
+/// or after the last one when the seek jumps to the window's end, that holds `minimumSpeech` or more of detected
+/// speech. The window's text is then cut before the gap and the next window starts at it, so the sentence is decoded
+/// again with the text before it as prompt.
 ///
 /// The gap before a window's first segment cannot be cut (the window starts there): `stepsOverStart` tells the caller
 /// to decode the window again without the previous text; a sentence skipped then too is left out, so the seek always
@@ -22,15 +22,16 @@ struct SkippedSpeech {
     ///   - windowStart: the window's first frame; `windowEnd` its end (frames).
     ///   - nextSeek: the frame the seek goes to without the check.
     ///   - speech: the detected speech (samples) within a range of stream samples.
-    static func cut(segments: [(start: Double, end: Double)], windowStart: Int, windowEnd: Int, nextSeek: Int,
+    ///   - words: each segment's words' start and end, when known: a gap between two words of a segment can hold a
+    ///     stepped-over sentence too (the segment's timestamps span it); the window is then cut before that segment.
+    static func cut(segments: [(start: Double, end: Double)], words: [[(start: Double, end: Double)]]? = nil,
+                    windowStart: Int, windowEnd: Int, nextSeek: Int,
                     speech: (Range<Int>) -> Int) -> (kept: Int, seek: Int)? {
-        func sample(_ seconds: Double) -> Int { Int((seconds * 16_000).rounded()) }
         func frame(_ seconds: Double) -> Int { Int((seconds * 100).rounded(.toNearestOrEven)) }
-        func steppedOver(_ lower: Int, _ upper: Int) -> Bool {
-            upper - lower >= minimumSpeech && speech(lower..<upper) >= minimumSpeech
-        }
+        func steppedOver(_ lower: Int, _ upper: Int) -> Bool { Self.steppedOver(lower, upper, speech: speech) }
         for index in segments.indices.dropFirst()
-        where steppedOver(sample(segments[index - 1].end), sample(segments[index].start)) {
+        where steppedOver(sample(segments[index - 1].end), sample(segments[index].start))
+            || words.map({ stepsOverInside($0[index], speech: speech) }) == true {
             let seek = frame(segments[index - 1].end)
             if seek > windowStart { return (index, seek) }
         }
@@ -44,10 +45,27 @@ struct SkippedSpeech {
     /// Whether the window's text starts after `minimumSpeech` or more of detected speech (or has no segment in a window
     /// holding that much): the gap `cut` leaves alone. The previous text as prompt is what most often makes the decoder
     /// jump there; the caller decodes the window again without it.
-    static func stepsOverStart(segments: [(start: Double, end: Double)], windowStart: Int, windowEnd: Int,
-                               speech: (Range<Int>) -> Int) -> Bool {
-        let lower = windowStart * 160
-        let upper = segments.first.map { Int(($0.start * 16_000).rounded()) } ?? windowEnd * 160
-        return upper - lower >= minimumSpeech && speech(lower..<upper) >= minimumSpeech
+    /// So does a first segment with a stepped-over gap between its words (`words` as in `cut`).
+    static func stepsOverStart(segments: [(start: Double, end: Double)], words: [[(start: Double, end: Double)]]? = nil,
+                               windowStart: Int, windowEnd: Int, speech: (Range<Int>) -> Int) -> Bool {
+        if let first = words?.first, stepsOverInside(first, speech: speech) { return true }
+        let upper = segments.first.map { sample($0.start) } ?? windowEnd * 160
+        return steppedOver(windowStart * 160, upper, speech: speech)
     }
+
+    /// The longest a word of `text` is heard, in seconds: 0.3 s and a tenth of a second per letter, slow speech's pace.
+    /// The alignment can stretch a word over speech the text leaves out (a lone "a" over a 2.6 s sentence never
+    /// written); a word counts as heard for this long at most.
+    static func longestDuration(of text: String) -> Double { 0.3 + 0.1 * Double(text.count { $0.isLetter || $0.isNumber }) }
+
+    /// Whether `minimumSpeech` or more of detected speech lies between two consecutive words of a segment.
+    static func stepsOverInside(_ words: [(start: Double, end: Double)], speech: (Range<Int>) -> Int) -> Bool {
+        zip(words, words.dropFirst()).contains { steppedOver(sample($0.end), sample($1.start), speech: speech) }
+    }
+
+    private static func steppedOver(_ lower: Int, _ upper: Int, speech: (Range<Int>) -> Int) -> Bool {
+        upper - lower >= minimumSpeech && speech(lower..<upper) >= minimumSpeech
+    }
+
+    private static func sample(_ seconds: Double) -> Int { Int((seconds * 16_000).rounded()) }
 }

@@ -121,10 +121,20 @@ public final class WhisperSession {
         if let speech {
             // Whisper stepped over a second or more of the detector's speech: decode again without the previous text
             // when the text starts after it, else cut the window before the step (`SkippedSpeech`).
-            let times = { (pieces: [Piece]) in pieces.map(\.spokenTimes) }
+            // Each word heard for at most its longest duration: an edge word stretched over a sentence shows the gap.
+            let wordTimes = { (pieces: [Piece]) in
+                pieces.map {
+                    ($0.words ?? []).map { (start: $0.start, end: min($0.end, $0.start + SkippedSpeech.longestDuration(of: $0.word))) }
+                }
+            }
+            let times = { (pieces: [Piece]) in
+                zip(pieces, wordTimes(pieces)).map { piece, words in
+                    words.first.map { (start: $0.start, end: words.last!.end) } ?? piece.spokenTimes
+                }
+            }
             let stepsOverStart = { (pieces: [Piece]) in
-                SkippedSpeech.stepsOverStart(segments: times(pieces), windowStart: seek, windowEnd: seek + segmentSize,
-                                             speech: speech)
+                SkippedSpeech.stepsOverStart(segments: times(pieces), words: wordTimes(pieces), windowStart: seek,
+                                             windowEnd: seek + segmentSize, speech: speech)
             }
             if !previous.isEmpty, stepsOverStart(best.segments) {
                 let retry = decodeWithFallback(state.decoding,
@@ -135,7 +145,8 @@ public final class WhisperSession {
                 EngineLog.debug("window at frame \(seek): its text starts after speech; decoded again without the previous text: \(taken ? "taken" : "steps over it too, not taken")")
                 if taken { (attempt, best) = (retry, retried) }
             }
-            if let cut = SkippedSpeech.cut(segments: times(best.segments), windowStart: seek, windowEnd: seek + segmentSize,
+            if let cut = SkippedSpeech.cut(segments: times(best.segments), words: wordTimes(best.segments),
+                                           windowStart: seek, windowEnd: seek + segmentSize,
                                            nextSeek: best.seek, speech: speech) {
                 EngineLog.debug("window at frame \(seek): its text steps over speech after \(best.segments[cut.kept - 1].end) s; the next window starts there")
                 best.segments.removeLast(best.segments.count - cut.kept)
