@@ -64,7 +64,7 @@ struct SkippedSpeechTests {
         #expect(SkippedSpeech.stepsOverStart(segments: [(9, 20)], words: [[(9, 10), (18, 20)]], windowStart: 900,
                                              windowEnd: 3900, speech: Self.speech))
         // Words close together (half a second of speech between them) are left alone.
-        #expect(SkippedSpeech.cut(segments: [(2, 5), (9, 12)], words: [[(2, 3), (3.5, 5)], [(9, 10), (10.5, 12)]],
+        #expect(SkippedSpeech.cut(segments: [(2, 5), (5.2, 12)], words: [[(2, 3), (3.5, 5)], [(5.2, 10), (10.5, 12)]],
                                   windowStart: 0, windowEnd: 3000, nextSeek: 1200, speech: Self.speech) == nil)
     }
 
