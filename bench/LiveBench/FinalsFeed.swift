@@ -42,19 +42,15 @@ func runFinalsFeed(subsets: Set<String>, locale: Locale) async throws {
         try await analyzer.start(inputSequence: stream)
         let samples = try MonoAudio.load(contentsOf: clip.wav16kURL)
         for start in stride(from: 0, to: samples.count, by: 1_600) {
-            let count = min(1_600, samples.count - start)
-            let buffer = AVAudioPCMBuffer(pcmFormat: MonoAudio.format(), frameCapacity: AVAudioFrameCount(count))!
-            samples.withUnsafeBufferPointer { buffer.floatChannelData![0].update(from: $0.baseAddress! + start, count: count) }
-            buffer.frameLength = AVAudioFrameCount(count)
-            builder.yield(AnalyzerInput(buffer: buffer))
+            builder.yield(AnalyzerInput(buffer: MonoAudio.buffer(Array(samples[start..<min(start + 1_600, samples.count)]))))
         }
         builder.finish()
         try await analyzer.finalizeAndFinishThroughEndOfInput()
         let liveText = try await collector.value
         let liveScore = WordErrorRate.score(reference: clip.transcript, hypothesis: liveText, language: "en")
         let fileScore = WordErrorRate.score(reference: clip.transcript, hypothesis: fileText, language: "en")
-        live[clip.subset, default: ErrorCounts()] = live[clip.subset, default: ErrorCounts()] + liveScore
-        file[clip.subset, default: ErrorCounts()] = file[clip.subset, default: ErrorCounts()] + fileScore
+        live[clip.subset, default: ErrorCounts()] += liveScore
+        file[clip.subset, default: ErrorCounts()] += fileScore
         if liveScore.rate != fileScore.rate {
             differing += 1
             report("\(clip.id): live \(liveScore.errors) errors, file \(fileScore.errors)\n  live: \(liveText)\n  file: \(fileText)")
@@ -64,8 +60,8 @@ func runFinalsFeed(subsets: Set<String>, locale: Locale) async throws {
     var allLive = ErrorCounts(), allFile = ErrorCounts()
     for subset in live.keys.sorted() {
         let l = live[subset]!, f = file[subset]!
-        allLive = allLive + l
-        allFile = allFile + f
+        allLive += l
+        allFile += f
         report(String(format: "%-9@ %4d words: live finals %.2f %% (S %d D %d I %d), file mode %.2f %% (S %d D %d I %d)",
                       subset as NSString, l.referenceLength, l.rate * 100, l.substitutions, l.deletions, l.insertions,
                       f.rate * 100, f.substitutions, f.deletions, f.insertions))

@@ -28,14 +28,13 @@ struct SkippedSpeech {
                     windowStart: Int, windowEnd: Int, nextSeek: Int,
                     speech: (Range<Int>) -> Int) -> (kept: Int, seek: Int)? {
         func frame(_ seconds: Double) -> Int { Int((seconds * 100).rounded(.toNearestOrEven)) }
-        func steppedOver(_ lower: Int, _ upper: Int) -> Bool { Self.steppedOver(lower, upper, speech: speech) }
         for index in segments.indices.dropFirst()
-        where steppedOver(sample(segments[index - 1].end), sample(segments[index].start))
+        where steppedOver(sample(segments[index - 1].end), sample(segments[index].start), speech: speech)
             || words.map({ stepsOverInside($0[index], speech: speech) }) == true {
             let seek = frame(segments[index - 1].end)
             if seek > windowStart { return (index, seek) }
         }
-        if nextSeek >= windowEnd, let last = segments.last, steppedOver(sample(last.end), windowEnd * 160) {
+        if nextSeek >= windowEnd, let last = segments.last, steppedOver(sample(last.end), windowEnd * 160, speech: speech) {
             let seek = frame(last.end)
             if seek > windowStart && seek < nextSeek { return (segments.count, seek) }
         }
@@ -57,6 +56,11 @@ struct SkippedSpeech {
     /// The alignment can stretch a word over speech the text leaves out (a lone "a" over a 2.6 s sentence never
     /// written); a word counts as heard for this long at most.
     static func longestDuration(of text: String) -> Double { 0.3 + 0.1 * Double(text.count { $0.isLetter || $0.isNumber }) }
+
+    /// Where each word is heard, each for at most `longestDuration`: what `cut` and `stepsOverStart` take as `words`.
+    static func heard(_ words: [Word]) -> [(start: Double, end: Double)] {
+        words.map { (start: $0.start, end: min($0.end, $0.start + longestDuration(of: $0.word))) }
+    }
 
     /// Whether `minimumSpeech` or more of detected speech lies between two consecutive words of a segment.
     static func stepsOverInside(_ words: [(start: Double, end: Double)], speech: (Range<Int>) -> Int) -> Bool {

@@ -121,20 +121,18 @@ public final class WhisperSession {
         if let speech {
             // Whisper stepped over a second or more of the detector's speech: decode again without the previous text
             // when the text starts after it, else cut the window before the step (`SkippedSpeech`).
-            // Each word heard for at most its longest duration: an edge word stretched over a sentence shows the gap.
-            let wordTimes = { (pieces: [Piece]) in
-                pieces.map {
-                    ($0.words ?? []).map { (start: $0.start, end: min($0.end, $0.start + SkippedSpeech.longestDuration(of: $0.word))) }
+            // Segments and words as heard (`SkippedSpeech.heard`: a word stretched over a sentence leaves it a gap).
+            let heard = { (pieces: [Piece]) in
+                let words = pieces.map { SkippedSpeech.heard($0.words ?? []) }
+                let segments = zip(pieces, words).map { piece, words in
+                    words.first.map { (start: $0.start, end: words.last!.end) } ?? (piece.start, piece.end)
                 }
-            }
-            let times = { (pieces: [Piece]) in
-                zip(pieces, wordTimes(pieces)).map { piece, words in
-                    words.first.map { (start: $0.start, end: words.last!.end) } ?? piece.spokenTimes
-                }
+                return (segments: segments, words: words)
             }
             let stepsOverStart = { (pieces: [Piece]) in
-                SkippedSpeech.stepsOverStart(segments: times(pieces), words: wordTimes(pieces), windowStart: seek,
-                                             windowEnd: seek + segmentSize, speech: speech)
+                let (segments, words) = heard(pieces)
+                return SkippedSpeech.stepsOverStart(segments: segments, words: words, windowStart: seek,
+                                                    windowEnd: seek + segmentSize, speech: speech)
             }
             if !previous.isEmpty, stepsOverStart(best.segments) {
                 let retry = decodeWithFallback(state.decoding,
@@ -145,8 +143,8 @@ public final class WhisperSession {
                 EngineLog.debug("window at frame \(seek): its text starts after speech; decoded again without the previous text: \(taken ? "taken" : "steps over it too, not taken")")
                 if taken { (attempt, best) = (retry, retried) }
             }
-            if let cut = SkippedSpeech.cut(segments: times(best.segments), words: wordTimes(best.segments),
-                                           windowStart: seek, windowEnd: seek + segmentSize,
+            let (segments, words) = heard(best.segments)
+            if let cut = SkippedSpeech.cut(segments: segments, words: words, windowStart: seek, windowEnd: seek + segmentSize,
                                            nextSeek: best.seek, speech: speech) {
                 EngineLog.debug("window at frame \(seek): its text steps over speech after \(best.segments[cut.kept - 1].end) s; the next window starts there")
                 best.segments.removeLast(best.segments.count - cut.kept)
@@ -469,12 +467,6 @@ public final class WhisperSession {
         var words: [Word]?
         /// Texts of this stretch in the window's hypotheses, when asked for (`addAlternatives`).
         var alternatives: [String]?
-
-        /// Where its words are heard: from the first word's start to the last's end, else the timestamps'.
-        var spokenTimes: (start: Double, end: Double) {
-            guard let words, let first = words.first, let last = words.last else { return (start, end) }
-            return (first.start, last.end)
-        }
     }
 
     /// Splits a window's tokens at pairs of timestamps (faster-whisper's `_split_segments_by_timestamps`).
