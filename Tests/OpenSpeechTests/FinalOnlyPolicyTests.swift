@@ -151,6 +151,24 @@ import Testing
         #expect(policy.fresh(late).map(\.word) == [" for", " you"])
     }
 
+    @Test("after the last committed word heard again, words are fresh wherever the alignment put them")
+    func anchor() {
+        var policy = LocalAgreement()
+        _ = policy.commit(Self.words("his daily bread."), from: 0)
+        _ = policy.trimmedWords()
+        // Heard again with the audio before the window: "And" aligned 0.2 s before the commit's end is new.
+        let again = [Word(start: 0, end: 0.4, word: " his", probability: 0.9),
+                     Word(start: 0.5, end: 0.9, word: " daily", probability: 0.9),
+                     Word(start: 1.0, end: 1.3, word: " bread,", probability: 0.9),
+                     Word(start: 1.2, end: 1.5, word: " and", probability: 0.9),
+                     Word(start: 1.5, end: 1.9, word: " you", probability: 0.9)]
+        #expect(policy.fresh(again).map(\.word) == [" and", " you"])
+        // Without the anchor (the last word heard otherwise), the commit's time decides.
+        var other = again
+        other[2].word = " bred"
+        #expect(policy.fresh(other).map(\.word) == [" you"])
+    }
+
     @Test("committed words leave the window after a sentence or 15 s, and become text")
     func trimming() {
         var policy = LocalAgreement()
@@ -159,7 +177,7 @@ import Testing
         #expect(policy.shouldTrim(windowSeconds: 16))
         _ = policy.commit(Self.words("friend.", from: 1), from: 0)
         #expect(policy.shouldTrim(windowSeconds: 3))
-        #expect(policy.trimmedText() == " hello there friend.")
+        #expect(policy.trimmedWords().map(\.word).joined() == " hello there friend.")
         #expect(policy.windowWords.isEmpty)
     }
 }

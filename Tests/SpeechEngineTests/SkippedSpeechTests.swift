@@ -20,6 +20,26 @@ struct SkippedSpeechTests {
         #expect(cut.seek == 500)
     }
 
+    @Test("a single decoding (volatile) that stopped before speech resumes after its last word, from its words' times")
+    func resumption() throws {
+        // A word every half second.
+        func segment(_ start: Double, _ end: Double) -> Segment {
+            let words = stride(from: start, to: end, by: 0.5).map {
+                Word(start: $0, end: min($0 + 0.5, end), word: " word", probability: 0.9)
+            }
+            return Segment(id: 1, seek: 0, start: start, end: end, text: " words", tokens: [], avgLogProb: -0.2,
+                           compressionRatio: 1, noSpeechProb: 0, temperature: 0, words: words)
+        }
+        // Text through 12 s; the speech from 14 s to 20 s has none.
+        let resume = try #require(SkippedSpeech.resumption(after: [segment(2, 2.5), segment(2.5, 12)], windowStart: 0,
+                                                           windowEnd: 25, speech: Self.speech))
+        #expect(resume.kept == 2)
+        #expect(resume.seconds == 12)
+        // Text through the last speech: nothing left out.
+        #expect(SkippedSpeech.resumption(after: [segment(2, 12), segment(14, 20)], windowStart: 0, windowEnd: 25,
+                                         speech: Self.speech) == nil)
+    }
+
     @Test("gaps over silence, or with less than a second of speech, are left alone")
     func silenceAndSlack() {
         // 12–14 s is silence; 5.0–5.5 s is half a second of speech (a segment ending early).

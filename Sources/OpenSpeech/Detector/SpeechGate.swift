@@ -53,6 +53,14 @@ final class SpeechGate {
         return !speech(in: lower..<max(upper, lower + 1)).isEmpty
     }
 
+    /// The detector's speech in `range` (its regions without the gate's margin, the speech in progress through the
+    /// range's end), in samples.
+    func speechSamples(in range: Range<Int64>) -> Int {
+        let known = regions.snapshot(overlapping: range, margin: 0)
+        let spans = known.regions + (known.openStart.map { [$0..<Int64.max] } ?? [])
+        return spans.reduce(0) { $0 + Int(max(0, min($1.upperBound, range.upperBound) - max($1.lowerBound, range.lowerBound))) }
+    }
+
     /// The words heard in speech (times in timeline seconds).
     func keep(_ words: [Word]) -> [Word] {
         words.filter { isSpeech(from: $0.start, to: $0.end) }

@@ -7,21 +7,34 @@ import SpeechEngine
 struct LocalAgreement: Sendable, Equatable {
     /// The last decoding's words after the committed ones.
     private(set) var pending: [Word] = []
-    /// Committed words whose audio is still in the window (they leave it with `trimmedText()`).
+    /// Committed words whose audio is still in the window (they leave it with `trimmedWords()`).
     private(set) var windowWords: [Word] = []
+    /// The last committed words (at most `reheardWords`), in the window or not: what a decoding may hear again.
+    private(set) var recentWords: [Word] = []
     /// Where the committed text ends, in timeline seconds.
     private(set) var committedEnd: Double = 0
 
     /// Words a re-decoding may repeat from the end of the committed ones.
     static let reheardWords = 5
 
-    /// The words of a decoding that come after the committed ones: words starting before the last commit (by more
-    /// than 0.1 s) are dropped, and so is the longest run at the start (at most `reheardWords`) that repeats the end
-    /// of the committed words (a word straddling the commit is heard again).
+    /// How far (seconds) a re-decoding may move the end of the last committed word and still be heard as it.
+    static let anchorTolerance = 0.5
+
+    /// The words of a decoding that come after the committed ones. Where the decoding heard the last committed word
+    /// again (the same word, ending within `anchorTolerance` of where it did), the words after it, wherever the
+    /// alignment put them. Else words starting before the last commit (by more than 0.1 s) are dropped, and so is
+    /// the longest run at the start (at most `reheardWords`) that repeats the end of the committed words (a word
+    /// straddling the commit, or audio before the window, is heard again).
     func fresh(_ words: [Word]) -> [Word] {
+        if let last = recentWords.last, case let key = Self.normalized(last.word), !key.isEmpty,
+           let anchor = words.indices.filter({ Self.normalized(words[$0].word) == key
+                                               && abs(words[$0].end - last.end) <= Self.anchorTolerance })
+                .min(by: { abs(words[$0].end - last.end) < abs(words[$1].end - last.end) }) {
+            return Array(words[(anchor + 1)...])
+        }
         var words = words.filter { $0.start >= committedEnd - 0.1 }
         if let first = words.first, first.start < committedEnd + 1 {
-            let tail = windowWords.suffix(Self.reheardWords).map { Self.normalized($0.word) }
+            let tail = recentWords.map { Self.normalized($0.word) }
             for length in stride(from: min(Self.reheardWords, tail.count, words.count), through: 1, by: -1)
             where Array(tail.suffix(length)) == words.prefix(length).map({ Self.normalized($0.word) }) {
                 words.removeFirst(length)
@@ -66,6 +79,7 @@ struct LocalAgreement: Sendable, Equatable {
         }
         let end = max(last.end, limit ?? 0, start)
         windowWords += words
+        recentWords = Array((recentWords + words).suffix(Self.reheardWords))
         committedEnd = end
         return (start, end)
     }
@@ -79,16 +93,17 @@ struct LocalAgreement: Sendable, Equatable {
         return sentenceEnded || windowSeconds > 15
     }
 
-    /// The committed words' text, as they leave the window (it becomes the prompt).
-    mutating func trimmedText() -> String {
+    /// The committed words, as they leave the window (their text becomes the prompt).
+    mutating func trimmedWords() -> [Word] {
         defer { windowWords = [] }
-        return windowWords.map(\.word).joined()
+        return windowWords
     }
 
     /// Audio before `seconds` was skipped or dropped: nothing is committed before it; pending words there go.
     mutating func skip(to seconds: Double) {
         committedEnd = max(committedEnd, seconds)
         pending.removeAll { $0.start < seconds }
+        recentWords = []
     }
 
     static func normalized(_ word: String) -> String {

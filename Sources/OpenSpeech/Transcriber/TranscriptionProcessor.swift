@@ -78,6 +78,8 @@ actor TranscriptionProcessor: ModuleProcessor {
     private var buffer: [Float] = []
     private var bufferStart: Int64 = 0
     private var agreement = LocalAgreement()
+    /// Committed audio before the window, heard again by decodings of a short window.
+    private var context = WindowContext()
     /// Results are final up to this timeline sample.
     private var finalizedThrough: Int64 = 0
     /// The end of the last speech region of the detector whose words were committed at its pause (`PauseCommit`).
@@ -223,6 +225,7 @@ actor TranscriptionProcessor: ModuleProcessor {
         let drop = Int(min(max(start - bufferStart, 0), Int64(buffer.count)))
         guard drop > 0 else { return }
         dropBuffered(drop)
+        context.reset(at: bufferStart)
         schedule.restart(at: bufferStart)
         agreement.skip(to: Double(bufferStart) / Self.rate)
         finalizedThrough = max(finalizedThrough, bufferStart)
@@ -259,6 +262,7 @@ actor TranscriptionProcessor: ModuleProcessor {
         if settings.volatile {
             buffer.removeAll(keepingCapacity: true)
             bufferStart = start
+            context.reset(at: start)
             schedule.restart(at: start)
             agreement.skip(to: Double(start) / Self.rate)
         } else {
@@ -280,7 +284,7 @@ actor TranscriptionProcessor: ModuleProcessor {
 
     private func emit(_ segments: [Segment]) {
         for segment in segments {
-            guard var (result, text) = results.final(segment) else { continue }
+            guard case (var result, let text)? = results.final(segment) else { continue }
             if settings.detectsLanguage, let language = segment.language ?? finalOnly?.language {
                 result = result.marked(language: language)
             }
@@ -357,6 +361,7 @@ actor TranscriptionProcessor: ModuleProcessor {
             trimWindow(force: true)
             if buffer.count > Int(28 * Self.rate) { // nothing recognized: keep only the last seconds
                 dropBuffered(buffer.count - Int(5 * Self.rate))
+                context.reset(at: bufferStart)
             }
         }
         let gate = speechRegions.map(SpeechGate.init)
@@ -366,7 +371,16 @@ actor TranscriptionProcessor: ModuleProcessor {
             // The language is decided in the first speech, then kept: until then nothing is decoded.
             guard try decideLiveLanguage(window, force: force) else { return [] }
         }
-        longestWindow = max(longestWindow, window.count)
+        // An agreement decoding of a short window hears the committed audio before it (`WindowContext`).
+        var audio = window, audioStart = bufferStart, prompt = promptText
+        if kind == .agreement, let heard = context.before(windowOf: window.count) {
+            let before = Array(heard.samples)
+            audio = (gate.map { $0.gated(before, from: heard.start) ?? [Float](repeating: 0, count: before.count) } ?? before)
+                + window
+            audioStart = heard.start
+            if promptText.hasSuffix(heard.text) { prompt = String(promptText.dropLast(heard.text.count)) }
+        }
+        longestWindow = max(longestWindow, audio.count)
         var options = engineOptions()
         options.wordTimestamps = true
         options.temperatures = [0]
@@ -379,9 +393,22 @@ actor TranscriptionProcessor: ModuleProcessor {
         }
         let decoder = cheaper != nil ? previewSession ?? session : session
         let started = Self.now()
-        let segments = try decoder.decodeWindow(samples: window, previousTokens: promptTokens(promptText),
-                                                timeOffset: Double(bufferStart) / Self.rate, options: options,
+        var segments = try decoder.decodeWindow(samples: audio, previousTokens: promptTokens(prompt),
+                                                timeOffset: Double(audioStart) / Self.rate, options: options,
                                                 encodedPositions: cheaper?.positions(forSamples: window.count))
+        // An agreement decoding that stopped before speech it never wrote (`SkippedSpeech`: a second or more of the
+        // detector's speech after its last word, or between two) goes on from there, as file transcription's next
+        // window would: the rest of the audio decoded again after the text kept.
+        if cheaper == nil, let gate,
+           let resume = SkippedSpeech.resumption(after: segments, windowStart: Double(audioStart) / Self.rate,
+                                                 windowEnd: Double(audioStart + Int64(audio.count)) / Self.rate,
+                                                 speech: { gate.speechSamples(in: Int64($0.lowerBound)..<Int64($0.upperBound)) }) {
+            let kept = segments.prefix(resume.kept)
+            let from = min(max(Int((resume.seconds * Self.rate).rounded()) - Int(audioStart), 0), audio.count)
+            segments = Array(kept) + (try decoder.decodeWindow(
+                samples: Array(audio[from...]), previousTokens: promptTokens(prompt + kept.map(\.text).joined()),
+                timeOffset: Double(audioStart + Int64(from)) / Self.rate, options: options))
+        }
         schedule.measured(kind, decodeSeconds: Self.now() - started)
         let speech = segments.filter { !($0.noSpeechProb > 0.6 && $0.avgLogProb < -1) }
         var words = speech.flatMap { $0.words ?? [] }
@@ -408,9 +435,11 @@ actor TranscriptionProcessor: ModuleProcessor {
         guard agreement.committedEnd > Double(bufferStart) / Self.rate else { return }
         guard force || agreement.shouldTrim(windowSeconds: Double(buffer.count) / Self.rate) else { return }
         let drop = min(buffer.count, max(0, Int((agreement.committedEnd * Self.rate).rounded()) - Int(bufferStart)))
+        let words = agreement.trimmedWords()
+        context.append(buffer[..<drop], endingAt: bufferStart + Int64(drop), words: words)
         dropBuffered(drop)
         schedule.restart(at: bufferStart)
-        promptText = (promptText + agreement.trimmedText()).suffix(2_000).description
+        promptText = (promptText + words.map(\.word).joined()).suffix(2_000).description
     }
 
     /// Moves the first `count` buffered samples out of the window, advancing `bufferStart` past them.

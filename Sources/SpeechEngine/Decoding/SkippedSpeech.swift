@@ -9,7 +9,7 @@
 /// to decode the window again without the previous text; a sentence skipped then too is left out, so the seek always
 /// moves on. A pure function of the segments' times
 /// and the speech, in 16 kHz stream samples and 10 ms frames.
-struct SkippedSpeech {
+public struct SkippedSpeech {
     /// Detected speech (16 kHz samples) a gap must hold to count as stepped over: a second, well above the slack
     /// between a segment's timestamps and the detector's padded regions.
     static let minimumSpeech = 16_000
@@ -39,6 +39,23 @@ struct SkippedSpeech {
             if seek > windowStart && seek < nextSeek { return (segments.count, seek) }
         }
         return nil
+    }
+
+    /// Where one decoding of a window that is not part of a long-form stream (volatile transcription's) stepped over
+    /// speech, as `cut` finds it with the window taken as wholly heard: how many of `segments` to keep and where (stream
+    /// seconds) the rest of the window is to be decoded again from; nil if it did not. `segments` carry word times.
+    /// `speech` counts the detected speech in a range of stream samples.
+    public static func resumption(after segments: [Segment], windowStart: Double, windowEnd: Double,
+                                  speech: (Range<Int>) -> Int) -> (kept: Int, seconds: Double)? {
+        let words = segments.map { heard($0.words ?? []) }
+        let times = zip(segments, words).map { segment, words in
+            words.first.map { (start: $0.start, end: words.last!.end) } ?? (segment.start, segment.end)
+        }
+        let start = Int((windowStart * 100).rounded(.down)), end = Int((windowEnd * 100).rounded(.down))
+        guard let cut = cut(segments: times, words: words, windowStart: start, windowEnd: end, nextSeek: end,
+                            speech: speech)
+        else { return nil }
+        return (cut.kept, Double(cut.seek) / 100)
     }
 
     /// Whether the window's text starts after `minimumSpeech` or more of detected speech (or has no segment in a window
