@@ -47,10 +47,7 @@ public struct SkippedSpeech {
     /// `speech` counts the detected speech in a range of stream samples.
     public static func resumption(after segments: [Segment], windowStart: Double, windowEnd: Double,
                                   speech: (Range<Int>) -> Int) -> (kept: Int, seconds: Double)? {
-        let words = segments.map { heard($0.words ?? []) }
-        let times = zip(segments, words).map { segment, words in
-            words.first.map { (start: $0.start, end: words.last!.end) } ?? (segment.start, segment.end)
-        }
+        let (times, words) = heard(segments: segments.map { ($0.start, $0.end, $0.words ?? []) })
         let start = Int((windowStart * 100).rounded(.down)), end = Int((windowEnd * 100).rounded(.down))
         guard let cut = cut(segments: times, words: words, windowStart: start, windowEnd: end, nextSeek: end,
                             speech: speech)
@@ -77,6 +74,17 @@ public struct SkippedSpeech {
     /// Where each word is heard, each for at most `longestDuration`: what `cut` and `stepsOverStart` take as `words`.
     static func heard(_ words: [Word]) -> [(start: Double, end: Double)] {
         words.map { (start: $0.start, end: min($0.end, $0.start + longestDuration(of: $0.word))) }
+    }
+
+    /// Segments (timestamps and words) as heard, what `cut` and `stepsOverStart` take: each from its first heard
+    /// word's start to its last's end (its timestamps when it has no words), and its words as `heard` gives them.
+    static func heard(segments: [(start: Double, end: Double, words: [Word])])
+        -> (segments: [(start: Double, end: Double)], words: [[(start: Double, end: Double)]]) {
+        let words = segments.map { heard($0.words) }
+        let times = zip(segments, words).map { segment, words in
+            words.first.map { (start: $0.start, end: words.last!.end) } ?? (segment.start, segment.end)
+        }
+        return (times, words)
     }
 
     /// Whether `minimumSpeech` or more of detected speech lies between two consecutive words of a segment.

@@ -122,13 +122,7 @@ public final class WhisperSession {
             // Whisper stepped over a second or more of the detector's speech: decode again without the previous text
             // when the text starts after it, else cut the window before the step (`SkippedSpeech`).
             // Segments and words as heard (`SkippedSpeech.heard`: a word stretched over a sentence leaves it a gap).
-            let heard = { (pieces: [Piece]) in
-                let words = pieces.map { SkippedSpeech.heard($0.words ?? []) }
-                let segments = zip(pieces, words).map { piece, words in
-                    words.first.map { (start: $0.start, end: words.last!.end) } ?? (piece.start, piece.end)
-                }
-                return (segments: segments, words: words)
-            }
+            let heard = { (pieces: [Piece]) in SkippedSpeech.heard(segments: pieces.map { ($0.start, $0.end, $0.words ?? []) }) }
             let stepsOverStart = { (pieces: [Piece]) in
                 let (segments, words) = heard(pieces)
                 return SkippedSpeech.stepsOverStart(segments: segments, words: words, windowStart: seek,
