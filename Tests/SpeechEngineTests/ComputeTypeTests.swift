@@ -60,8 +60,12 @@ struct ComputeTypeTests {
         /// int8 on plain AVX2: the decoder's products in the engine's own kernel (exact sums, as with VNNI), the
         /// encoder's in oneDNN, whose kernels without VNNI sum pairs of u8 × s8 products in saturating 16-bit lanes;
         /// measured +1.87 points on the noisy subset, +0.89 overall, 37 of 76 clips identical (encoder only in int8,
-        /// decoder fp32: +1.33 and +0.58, 51 identical; 7-bit weights, which avoid the saturation: +1.02 overall).
-        static let int8WithoutVNNI = Bound(perSubset: 2.0, overall: 1.0)
+        /// decoder fp32: +1.33 and +0.58, 51 identical; 7-bit weights, which avoid the saturation: +1.02 overall) on an
+        /// AMD EPYC (Zen 5); on an Intel Xeon with AVX-512 VNNI limited the same way, +2.39 on noisy (9 of its 376
+        /// words), +0.97 on ls-other, +0.89 overall, 42 identical. A subset of a few hundred words moves by whole
+        /// words: the per-subset bound is the one measured where it is widest and a little over; a broken kernel
+        /// moves every subset by tens of points.
+        static let int8WithoutVNNI = Bound(perSubset: 3.0, overall: 1.0)
     }
 
     /// Checks `texts` against float32's word error rates within `bound`; returns the token-identical share.
