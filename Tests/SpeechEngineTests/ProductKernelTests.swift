@@ -70,4 +70,57 @@ struct ProductKernelTests {
         #expect(worst < 1e-6, "largest difference \(worst)")
         #expect(blocked.allSatisfy { $0.isFinite })
     }
+
+    /// The reference `C = A · op(B)` in double precision.
+    static func product(_ a: [Float], _ b: [Float], m: Int, n: Int, k: Int, transposeB: Bool) -> [Float] {
+        (0..<m * n).map { index in
+            let (i, j) = index.quotientAndRemainder(dividingBy: n)
+            let sum = (0..<k).reduce(0.0) { $0 + Double(a[i * k + $1]) * Double(transposeB ? b[j * k + $1] : b[$1 * n + j]) }
+            return Float(sum)
+        }
+    }
+
+    @Test("products in row slices over two threads equal one product bit for bit, and the reference within rounding",
+          arguments: [false, true])
+    func slicedProductsAreExact(transposeB: Bool) {
+        let m = 300, n = 200, k = 64
+        let a = Self.values(m * k, seed: 21), b = Self.values(k * n, seed: 22)
+        func product(_ parallel: Parallel) -> [Float] {
+            var c = [Float](repeating: 0, count: m * n)
+            a.withUnsafeBufferPointer { a in
+                b.withUnsafeBufferPointer { b in
+                    BLAS.gemm(m: m, n: n, k: k, a: a.baseAddress!, lda: k, b: b.baseAddress!, ldb: transposeB ? k : n,
+                              transposeB: transposeB, c: &c, ldc: n, parallel: parallel)
+                }
+            }
+            return c
+        }
+        let sliced = product(Parallel(threads: 2)), whole = product(.serial)
+        #expect(Parallel(threads: 2).sliceCount(of: m, minimumSlice: BLAS.minimumRowsPerThread) == 2)
+        #expect(sliced == whole)
+        let reference = Self.product(a, b, m: m, n: n, k: k, transposeB: transposeB)
+        let worst = zip(whole, reference).map { abs($0 - $1) }.max()!
+        #expect(worst < 1e-5, "largest difference \(worst)")
+    }
+
+    @Test("matrix-vector products, plain and transposed, with strides, alpha and beta, equal the reference",
+          arguments: [false, true])
+    func matrixVectorProducts(transpose: Bool) {
+        // A 150 × 64 block of a matrix 96 columns wide (a head's keys or values among others).
+        let m = 150, n = 64, lda = 96
+        let a = Self.values(m * lda, seed: 31)
+        let x = Self.values(transpose ? m : n, seed: 32)
+        let start = Self.values(transpose ? n : m, seed: 33)
+        var y = start
+        a.withUnsafeBufferPointer { a in
+            BLAS.gemv(m: m, n: n, a: a.baseAddress!, lda: lda, transpose: transpose, x: x, y: &y, alpha: 0.5, beta: 1)
+        }
+        let dense = (0..<m).flatMap { row in a[row * lda..<row * lda + n] }
+        // y = 0.5 · A·x + y, or 0.5 · Aᵀ·x + y: A·x is x as one row times Aᵀ; Aᵀ·x is x as one row times A.
+        let product = transpose ? Self.product(x, dense, m: 1, n: n, k: m, transposeB: false)
+                                : Self.product(x, dense, m: 1, n: m, k: n, transposeB: true)
+        let expected = zip(product, start).map { 0.5 * $0 + $1 }
+        let worst = zip(y, expected).map { abs($0 - $1) }.max()!
+        #expect(worst < 1e-5, "largest difference \(worst)")
+    }
 }

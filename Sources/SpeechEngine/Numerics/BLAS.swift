@@ -1,6 +1,13 @@
+#if canImport(CDNNL)
+import CDNNL
+#endif
 import CBLAS
 
-/// Matrix products through BLAS. Matrices are row-major; a linear layer's weight is `[out, in]`.
+/// Float32 products of two run-time matrices (attention, the mel spectrogram, Silero, widened fp16 weights): through
+/// oneDNN's `sgemm` where the build has oneDNN (x86 Linux), its kernels JIT-compiled for the CPU the process runs on;
+/// else through BLAS (OpenBLAS; Accelerate on Apple). Not OpenBLAS on x86: its kernels are chosen from the CPUs its
+/// build knows, and on one it does not (an Intel Xeon of 2026, Debian's 0.3.21) it runs SSE3 kernels 3–4× slower
+/// (BENCHMARKS.md, 2026-11-27). Matrices are row-major; a linear layer's weight is `[out, in]`.
 enum BLAS {
     /// `C[m×n] = alpha · A[m×k] · op(B) + beta · C`, where `op(B)` is `B[k×n]` or, when `transposeB`,
     /// the transpose of `B[n×k]`. With `parallel`, large products are split into row slices of `A` and `C`.
@@ -11,9 +18,19 @@ enum BLAS {
                      c: UnsafeMutablePointer<Float>, ldc: Int,
                      alpha: Float = 1, beta: Float = 0, parallel: Parallel = .serial) {
         parallel.forEachSlice(of: m, minimumSlice: Self.minimumRowsPerThread) { _, rows in
+            #if canImport(CDNNL)
+            // A row slice's rows come out bit-identical to the same rows of the whole product (checked by
+            // `ProductKernelTests`), so the text does not depend on the number of threads.
+            OneDNN.useCallerThreadOnly()
+            OneDNN.check(dnnl_sgemm(CChar(UInt8(ascii: "N")), CChar(UInt8(ascii: transposeB ? "T" : "N")),
+                                    Int64(rows.count), Int64(n), Int64(k), alpha, a + rows.lowerBound * lda, Int64(lda),
+                                    b, Int64(ldb), beta, c + rows.lowerBound * ldc, Int64(ldc)),
+                         "multiplying a \(rows.count)×\(k) by a \(k)×\(n) matrix")
+            #else
             cblas_sgemm(CblasRowMajor, CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
                         Int32(rows.count), Int32(n), Int32(k), alpha, a + rows.lowerBound * lda, Int32(lda),
                         b, Int32(ldb), beta, c + rows.lowerBound * ldc, Int32(ldc))
+            #endif
         }
     }
 
@@ -25,8 +42,18 @@ enum BLAS {
     static func gemv(m: Int, n: Int, a: UnsafePointer<Float>, lda: Int, transpose: Bool = false,
                      x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>,
                      alpha: Float = 1, beta: Float = 0) {
+        #if canImport(CDNNL)
+        // As a one-row product: `yᵀ = xᵀ · Aᵀ` (or `xᵀ · A`).
+        OneDNN.useCallerThreadOnly()
+        let outputs = transpose ? n : m, inputs = transpose ? m : n
+        OneDNN.check(dnnl_sgemm(CChar(UInt8(ascii: "N")), CChar(UInt8(ascii: transpose ? "N" : "T")),
+                                1, Int64(outputs), Int64(inputs), alpha, x, Int64(inputs), a, Int64(lda), beta, y,
+                                Int64(outputs)),
+                     "multiplying a \(m)×\(n) matrix by a vector")
+        #else
         cblas_sgemv(CblasRowMajor, transpose ? CblasTrans : CblasNoTrans,
                     Int32(m), Int32(n), alpha, a, Int32(lda), x, 1, beta, y, 1)
+        #endif
     }
 
     /// `Y[rows×out] = X[rows×in] · Wᵀ + bias`, or `Y +=` with `accumulate` (a residual connection): a linear

@@ -3,8 +3,8 @@ import CDNNL
 #endif
 import CBLAS
 
-/// Which library runs the engine's weight products in this process, and what it can do here: oneDNN where the
-/// build found it (x86 Linux), else BLAS (OpenBLAS; Accelerate on Apple). Nothing else in the engine asks.
+/// Which library runs the engine's products in this process, and what it can do here: oneDNN where the build found
+/// it (x86 Linux), else BLAS (OpenBLAS; Accelerate on Apple). Nothing else in the engine asks.
 public enum MatrixBackend {
     /// Whether oneDNN runs the weight products (int8, bf16 and fp32 kernels chosen for this CPU at run time).
     public static var hasOneDNN: Bool {
@@ -42,8 +42,7 @@ public enum MatrixBackend {
     /// One line for logs and benchmark reports: the library, the instruction set it uses here, BLAS's kernels.
     public static var description: String {
         #if canImport(CDNNL)
-        "oneDNN \(OneDNN.versionString) (\(OneDNN.isaName)); OpenBLAS \(BLASSettings.coreName) kernels for attention; "
-            + "element-wise \(VectorKernels.level.name)"
+        "oneDNN \(OneDNN.versionString) (\(OneDNN.isaName)) for every product; element-wise \(VectorKernels.level.name)"
         #else
         "OpenBLAS \(BLASSettings.coreName) kernels; element-wise \(VectorKernels.level.name)"
         #endif

@@ -2,7 +2,8 @@ import Dispatch
 
 /// How the engine spreads one product or loop over threads.
 ///
-/// OpenBLAS itself always runs single-threaded (`BLASSettings.useOneThread`): its idle workers spin on
+/// oneDNN and OpenBLAS always run on their caller's thread (`OneDNN.useCallerThreadOnly`,
+/// `BLASSettings.singleThreaded`): OpenBLAS's idle workers spin on
 /// the other cores between products (measured: a fifth of all CPU time in `sched_yield` here), slowing
 /// the Swift loops that run between them. Instead the engine splits each large product by rows and each
 /// large loop by slices; a row slice of a product gives bit-identical results to the whole product.
