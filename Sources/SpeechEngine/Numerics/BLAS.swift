@@ -7,7 +7,7 @@ import CBLAS
 /// oneDNN's `sgemm` where the build has oneDNN (x86 Linux), its kernels JIT-compiled for the CPU the process runs on;
 /// else through BLAS (OpenBLAS; Accelerate on Apple). Not OpenBLAS on x86: its kernels are chosen from the CPUs its
 /// build knows, and on one it does not (an Intel Xeon of 2026, Debian's 0.3.21) it runs SSE3 kernels 3–4× slower
-/// (BENCHMARKS.md, 2026-11-27). Matrices are row-major; a linear layer's weight is `[out, in]`.
+/// (BENCHMARKS.md, 2026-11-26). Matrices are row-major; a linear layer's weight is `[out, in]`.
 enum BLAS {
     /// `C[m×n] = alpha · A[m×k] · op(B) + beta · C`, where `op(B)` is `B[k×n]` or, when `transposeB`,
     /// the transpose of `B[n×k]`. With `parallel`, large products are split into row slices of `A` and `C`.

@@ -6,7 +6,7 @@ import CBLAS
 /// Which library runs the engine's products in this process, and what it can do here: oneDNN where the build found
 /// it (x86 Linux), else BLAS (OpenBLAS; Accelerate on Apple). Nothing else in the engine asks.
 public enum MatrixBackend {
-    /// Whether oneDNN runs the weight products (int8, bf16 and fp32 kernels chosen for this CPU at run time).
+    /// Whether oneDNN runs the products (int8, bf16 and fp32 kernels chosen for this CPU at run time).
     public static var hasOneDNN: Bool {
         #if canImport(CDNNL)
         true
@@ -39,7 +39,8 @@ public enum MatrixBackend {
         #endif
     }
 
-    /// One line for logs and benchmark reports: the library, the instruction set it uses here, BLAS's kernels.
+    /// One line for logs and benchmark reports: the library, the instruction set it uses here (BLAS's kernels without
+    /// oneDNN), the element-wise level.
     public static var description: String {
         #if canImport(CDNNL)
         "oneDNN \(OneDNN.versionString) (\(OneDNN.isaName)) for every product; element-wise \(VectorKernels.level.name)"
