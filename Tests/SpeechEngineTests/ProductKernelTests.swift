@@ -85,7 +85,7 @@ struct ProductKernelTests {
     func slicedProductsAreExact(transposeB: Bool) {
         let m = 300, n = 200, k = 64
         let a = Self.values(m * k, seed: 21), b = Self.values(k * n, seed: 22)
-        func product(_ parallel: Parallel) -> [Float] {
+        func computed(_ parallel: Parallel) -> [Float] {
             var c = [Float](repeating: 0, count: m * n)
             a.withUnsafeBufferPointer { a in
                 b.withUnsafeBufferPointer { b in
@@ -95,7 +95,7 @@ struct ProductKernelTests {
             }
             return c
         }
-        let sliced = product(Parallel(threads: 2)), whole = product(.serial)
+        let sliced = computed(Parallel(threads: 2)), whole = computed(.serial)
         #expect(Parallel(threads: 2).sliceCount(of: m, minimumSlice: BLAS.minimumRowsPerThread) == 2)
         #expect(sliced == whole)
         let reference = Self.product(a, b, m: m, n: n, k: k, transposeB: transposeB)

@@ -21,11 +21,8 @@ enum BLAS {
             #if canImport(CDNNL)
             // A row slice's rows come out bit-identical to the same rows of the whole product (checked by
             // `ProductKernelTests`), so the text does not depend on the number of threads.
-            OneDNN.useCallerThreadOnly()
-            OneDNN.check(dnnl_sgemm(CChar(UInt8(ascii: "N")), CChar(UInt8(ascii: transposeB ? "T" : "N")),
-                                    Int64(rows.count), Int64(n), Int64(k), alpha, a + rows.lowerBound * lda, Int64(lda),
-                                    b, Int64(ldb), beta, c + rows.lowerBound * ldc, Int64(ldc)),
-                         "multiplying a \(rows.count)×\(k) by a \(k)×\(n) matrix")
+            oneDNNProduct(m: rows.count, n: n, k: k, a: a + rows.lowerBound * lda, lda: lda, b: b, ldb: ldb,
+                          transposeB: transposeB, c: c + rows.lowerBound * ldc, ldc: ldc, alpha: alpha, beta: beta)
             #else
             cblas_sgemm(CblasRowMajor, CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
                         Int32(rows.count), Int32(n), Int32(k), alpha, a + rows.lowerBound * lda, Int32(lda),
@@ -33,6 +30,19 @@ enum BLAS {
             #endif
         }
     }
+
+    #if canImport(CDNNL)
+    /// `C[m×n] = alpha · A[m×k] · op(B) + beta · C` through oneDNN's `sgemm`, on the calling thread.
+    @inline(__always)
+    private static func oneDNNProduct(m: Int, n: Int, k: Int, a: UnsafePointer<Float>, lda: Int,
+                                      b: UnsafePointer<Float>, ldb: Int, transposeB: Bool,
+                                      c: UnsafeMutablePointer<Float>, ldc: Int, alpha: Float, beta: Float) {
+        OneDNN.useCallerThreadOnly()
+        OneDNN.check(dnnl_sgemm(CChar(UInt8(ascii: "N")), CChar(UInt8(ascii: transposeB ? "T" : "N")),
+                                Int64(m), Int64(n), Int64(k), alpha, a, Int64(lda), b, Int64(ldb), beta, c, Int64(ldc)),
+                     "multiplying a \(m)×\(k) by a \(k)×\(n) matrix")
+    }
+    #endif
 
     /// Row slices shorter than this stay on one thread (the packing of `B` would dominate).
     static let minimumRowsPerThread = 64
@@ -44,12 +54,9 @@ enum BLAS {
                      alpha: Float = 1, beta: Float = 0) {
         #if canImport(CDNNL)
         // As a one-row product: `yᵀ = xᵀ · Aᵀ` (or `xᵀ · A`).
-        OneDNN.useCallerThreadOnly()
         let outputs = transpose ? n : m, inputs = transpose ? m : n
-        OneDNN.check(dnnl_sgemm(CChar(UInt8(ascii: "N")), CChar(UInt8(ascii: transpose ? "N" : "T")),
-                                1, Int64(outputs), Int64(inputs), alpha, x, Int64(inputs), a, Int64(lda), beta, y,
-                                Int64(outputs)),
-                     "multiplying a \(m)×\(n) matrix by a vector")
+        oneDNNProduct(m: 1, n: outputs, k: inputs, a: x, lda: inputs, b: a, ldb: lda, transposeB: !transpose,
+                      c: y, ldc: outputs, alpha: alpha, beta: beta)
         #else
         cblas_sgemv(CblasRowMajor, transpose ? CblasTrans : CblasNoTrans,
                     Int32(m), Int32(n), alpha, a, Int32(lda), x, 1, beta, y, 1)
