@@ -64,24 +64,71 @@ enum CrossAttentionAlignment {
                       tokenProbabilities: probabilities)
     }
 
-    /// Median over a sliding window along each row, reflecting at the edges.
+    /// Median over a sliding window along each row, reflecting at the edges. It runs over every token and frame of
+    /// each word-timed window: Whisper's width of 7 goes through a sorting network on eight columns at a time; the
+    /// edges (and other widths) sort each window in place on the stack.
     static func medianFilter(_ x: [Float], rows: Int, columns: Int, width: Int) -> [Float] {
         let half = width / 2
         guard columns > half else { return x }
         var out = x
-        var window = [Float](repeating: 0, count: width)
-        for r in 0..<rows {
-            let base = r * columns
-            for j in 0..<columns {
-                for k in -half...half {
-                    var read = abs(j + k)
-                    if read >= columns { read = 2 * columns - read - 2 }
-                    window[k + half] = x[base + read]
+        x.withUnsafeBufferPointer { input in
+            out.withUnsafeMutableBufferPointer { output in
+                withUnsafeTemporaryAllocation(of: Float.self, capacity: width) { window in
+                    for r in 0..<rows {
+                        let row = input.baseAddress! + r * columns, target = output.baseAddress! + r * columns
+                        var j = 0
+                        while j < columns {
+                            if width == 7 && j >= half && j + 8 <= columns - half {
+                                UnsafeMutableRawPointer(target + j).storeBytes(of: median7(row + j - half), as: SIMD8<Float>.self)
+                                j += 8
+                            } else {
+                                target[j] = sortedMiddle(row, columns: columns, at: j, width: width, window: window.baseAddress!)
+                                j += 1
+                            }
+                        }
+                    }
                 }
-                window.sort()
-                out[base + j] = window[half]
             }
         }
         return out
+    }
+
+    /// The medians of the seven-column windows starting at `first ..< first + 8`: a sorting network of 16
+    /// comparators (checked on every 0-1 input), lane-wise.
+    @inline(__always) private static func median7(_ first: UnsafePointer<Float>) -> SIMD8<Float> {
+        func load(_ k: Int) -> SIMD8<Float> { UnsafeRawPointer(first + k).loadUnaligned(as: SIMD8<Float>.self) }
+        var v = (load(0), load(1), load(2), load(3), load(4), load(5), load(6))
+        @inline(__always) func order(_ a: inout SIMD8<Float>, _ b: inout SIMD8<Float>) {
+            let swap = b .< a
+            let low = a.replacing(with: b, where: swap)
+            b = b.replacing(with: a, where: swap)
+            a = low
+        }
+        order(&v.0, &v.6); order(&v.2, &v.3); order(&v.4, &v.5)
+        order(&v.0, &v.2); order(&v.1, &v.4); order(&v.3, &v.6)
+        order(&v.0, &v.1); order(&v.2, &v.5); order(&v.3, &v.4)
+        order(&v.1, &v.2); order(&v.4, &v.6)
+        order(&v.2, &v.3); order(&v.4, &v.5)
+        order(&v.1, &v.2); order(&v.3, &v.4); order(&v.5, &v.6)
+        return v.3
+    }
+
+    /// The median of the `width` values around column `j` of `row`, reflected at the edges, sorted in `window`.
+    @inline(__always) private static func sortedMiddle(_ row: UnsafePointer<Float>, columns: Int, at j: Int, width: Int,
+                                                       window: UnsafeMutablePointer<Float>) -> Float {
+        let half = width / 2
+        for k in 0..<width {
+            var read = abs(j + k - half)
+            if read >= columns { read = 2 * columns - read - 2 }
+            // Insertion: the window stays sorted as it fills.
+            let value = row[read]
+            var slot = k
+            while slot > 0 && value < window[slot - 1] {
+                window[slot] = window[slot - 1]
+                slot -= 1
+            }
+            window[slot] = value
+        }
+        return window[half]
     }
 }

@@ -4,9 +4,13 @@ final class KeyValueCache {
     let layers: Int, width: Int, capacity: Int, maxBeams: Int
     /// Beams in use.
     private(set) var beams = 1
-    /// Per layer: `beams × capacity × d` keys then the same for values.
+    /// Per layer: `maxBeams` slots of `capacity × d` keys, then the same for values.
     private let storage: [UnsafeMutablePointer<Float>]
-    private let scratch: UnsafeMutablePointer<Float>
+    /// The storage slot of each beam (a permutation of the slots): reordering beams hands slots over and copies
+    /// only where two new beams continue the same old one.
+    private var slots: [Int]
+    /// `reorder`'s working arrays, kept so a beam step allocates nothing.
+    private var nextSlots: [Int], handedOver: [Bool], freeSlots: [Int]
     /// Per layer: the encoder output projected to keys and values, each head's `[memoryLength, headDim]`
     /// block contiguous (keys of every head, then values): one token's cross-attention then streams each
     /// head's block in order instead of picking `headDim` floats out of every long row.
@@ -27,14 +31,17 @@ final class KeyValueCache {
         memoryCount = memoryLength
         self.maxBeams = maxBeams
         storage = (0..<layers).map { _ in .allocate(capacity: 2 * maxBeams * capacity * width) }
-        scratch = .allocate(capacity: maxBeams * capacity * width)
+        slots = Array(0..<maxBeams)
+        nextSlots = slots
+        handedOver = [Bool](repeating: false, count: maxBeams)
+        freeSlots = []
+        freeSlots.reserveCapacity(maxBeams)
         memory = (0..<layers).map { _ in .allocate(capacity: memoryLength * 2 * width) }
     }
 
     deinit {
         storage.forEach { $0.deallocate() }
         memory.forEach { $0.deallocate() }
-        scratch.deallocate()
     }
 
     /// Stores the projected encoder output `[count, 2d]` (keys | values in each row, `count` at most
@@ -57,11 +64,11 @@ final class KeyValueCache {
     func memoryValues(layer: Int) -> UnsafePointer<Float> { UnsafePointer(memory[layer] + width * memoryLength) }
 
     @inline(__always) func keys(layer: Int, beam: Int) -> UnsafeMutablePointer<Float> {
-        storage[layer] + beam * capacity * width
+        storage[layer] + slots[beam] * capacity * width
     }
 
     @inline(__always) func values(layer: Int, beam: Int) -> UnsafeMutablePointer<Float> {
-        storage[layer] + (maxBeams + beam) * capacity * width
+        storage[layer] + (maxBeams + slots[beam]) * capacity * width
     }
 
     /// Uses `count` beams (at most `maxBeams`), each a copy of beam 0's first `length` positions.
@@ -76,21 +83,31 @@ final class KeyValueCache {
         }
     }
 
-    /// Reorders beams: new beam i continues old beam `origins[i]` (first `length` positions).
+    /// Reorders beams: new beam i continues old beam `origins[i]` (first `length` positions). The first new beam to
+    /// continue an old one takes over its slot; a second one gets a copy in a slot no new beam continues. Runs at
+    /// every beam step: it works in the arrays kept for it, without allocating.
     func reorder(_ origins: [Int], length: Int) {
-        if origins.enumerated().allSatisfy({ $0.offset == $0.element }) { return }
-        let n = length * width
-        for l in 0..<layers {
-            for keysNotValues in [true, false] {
-                for b in 0..<beams {
-                    let source = keysNotValues ? keys(layer: l, beam: b) : values(layer: l, beam: b)
-                    (scratch + b * n).update(from: source, count: n)
-                }
-                for (b, origin) in origins.enumerated() {
-                    let target = keysNotValues ? keys(layer: l, beam: b) : values(layer: l, beam: b)
-                    target.update(from: scratch + origin * n, count: n)
-                }
-            }
+        precondition(origins.count <= maxBeams)
+        for b in 0..<maxBeams { handedOver[b] = false; nextSlots[b] = -1 }
+        for (b, origin) in origins.enumerated() where !handedOver[origin] {
+            handedOver[origin] = true
+            nextSlots[b] = slots[origin]
         }
+        // Slots of old beams nobody continues (and of beams not in use) hold nothing needed.
+        freeSlots.removeAll(keepingCapacity: true)
+        for b in 0..<maxBeams where !handedOver[b] { freeSlots.append(slots[b]) }
+        let n = length * width
+        for (b, origin) in origins.enumerated() where nextSlots[b] < 0 {
+            let slot = freeSlots.removeLast()
+            for l in 0..<layers {
+                (storage[l] + slot * capacity * width).update(from: storage[l] + slots[origin] * capacity * width, count: n)
+                (storage[l] + (maxBeams + slot) * capacity * width)
+                    .update(from: storage[l] + (maxBeams + slots[origin]) * capacity * width, count: n)
+            }
+            nextSlots[b] = slot
+        }
+        for b in origins.count..<maxBeams { nextSlots[b] = freeSlots.removeLast() }
+        swap(&slots, &nextSlots)
+        beams = origins.count
     }
 }
