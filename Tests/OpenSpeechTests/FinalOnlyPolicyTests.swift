@@ -122,22 +122,36 @@ import Testing
 }
 
 @Suite struct LocalAgreementTests {
-    static func words(_ text: String, from start: Double = 0) -> [Word] {
+    static func words(_ text: String, from start: Double = 0, probability: Double = 0.9) -> [Word] {
         text.split(separator: " ").enumerated().map { index, word in
             Word(start: start + Double(index) * 0.5, end: start + Double(index) * 0.5 + 0.4, word: " " + word,
-                 probability: 0.9)
+                 probability: probability)
         }
     }
 
     @Test("two decodings commit their common prefix, case and punctuation aside")
     func agreement() {
         var policy = LocalAgreement()
-        #expect(policy.agree(with: Self.words("the cat sat")).isEmpty)
-        let agreed = policy.agree(with: Self.words("The cat, sat on"))
+        // Unsure words: only agreement commits them, however much audio came after.
+        #expect(policy.agree(with: Self.words("the cat sat", probability: 0.5), heardThrough: 9).isEmpty)
+        let agreed = policy.agree(with: Self.words("The cat, sat on", probability: 0.5), heardThrough: 9)
         #expect(agreed.map(\.word) == [" The", " cat,", " sat"])
         #expect(policy.pending.map(\.word) == [" on"])
         _ = policy.commit(agreed, from: 0)
         #expect(policy.committedEnd == 1.4)
+    }
+
+    @Test("a sure word the decoding heard half a second past is settled without the next decoding")
+    func settled() {
+        var policy = LocalAgreement()
+        // Ends 0.4, 0.9, 1.4, 1.9 s, heard through 2.0 s: the first three had half a second after them.
+        #expect(policy.agree(with: Self.words("the cat sat on"), heardThrough: 2).map(\.word) == [" the", " cat", " sat"])
+        #expect(policy.pending.map(\.word) == [" on"])
+        // After the agreed prefix too; an unsure word stops the run, whatever follows it.
+        var words = Self.words("on the mat by the door")
+        words[2].probability = 0.6
+        #expect(policy.agree(with: words, heardThrough: 4).map(\.word) == [" on", " the"])
+        #expect(policy.pending.map(\.word) == [" mat", " by", " the", " door"])
     }
 
     @Test("a re-decoding's words before the commit, and a re-heard tail of it, are not fresh")

@@ -8,6 +8,9 @@ import TestSupport
 @Suite(.serialized) struct StreamingTests {
     struct Run {
         var results: [SpeechTranscriber.Result]
+        /// When each result arrived, and when the feed's last buffer was given.
+        var arrivals: [ContinuousClock.Instant] = []
+        var fedThrough: ContinuousClock.Instant? = nil
         var finalText: String { results.filter(\.isFinal).map { String($0.text.characters) }.joined() }
     }
 
@@ -18,7 +21,11 @@ import TestSupport
                                             reportingOptions: fastResults ? [.volatileResults, .fastResults] : [.volatileResults],
                                             attributeOptions: [])
         let analyzer = SpeechAnalyzer(modules: [transcriber])
-        let collector = Task { try await transcriber.results.reduce(into: [SpeechTranscriber.Result]()) { $0.append($1) } }
+        let collector = Task {
+            try await transcriber.results.reduce(into: [(SpeechTranscriber.Result, ContinuousClock.Instant)]()) {
+                $0.append(($1, .now))
+            }
+        }
         let (stream, builder) = AsyncStream.makeStream(of: AnalyzerInput.self)
         try await analyzer.start(inputSequence: stream)
         var early: [SpeechTranscriber.Result] = []
@@ -32,12 +39,14 @@ import TestSupport
             }
         }
         builder.finish()
+        let fedThrough = ContinuousClock.now
         try await analyzer.finalizeAndFinishThroughEndOfInput()
-        let results = try await collector.value
+        let collected = try await collector.value
+        let results = collected.map(\.0)
         if let finalizeAt {
             early = results.filter { $0.isFinal && $0.range.end.seconds <= finalizeAt + 0.01 }
         }
-        return (Run(results: results), early)
+        return (Run(results: results, arrivals: collected.map(\.1), fedThrough: fedThrough), early)
     }
 
     @Test func volatileThenFinalInTimeOrder() async throws {

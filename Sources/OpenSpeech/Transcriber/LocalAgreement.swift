@@ -20,6 +20,13 @@ struct LocalAgreement: Sendable, Equatable {
     /// How far (seconds) a re-decoding may move the end of the last committed word and still be heard as it.
     static let anchorTolerance = 0.5
 
+    /// A word one decoding settles alone, without the next one's agreement, when that decoding heard at least this
+    /// many seconds of audio after the word's end (the next word had begun) ...
+    static let settledContext = 0.5
+    /// ... and the decoder gave it at least this probability (the mean of its tokens'). Measured over the English
+    /// corpus: the finals' words as with agreement alone, final results a quarter of a second sooner (BENCHMARKS.md).
+    static let settledProbability = 0.8
+
     /// The words of a decoding that come after the committed ones. Where the decoding heard the last committed word
     /// again (the same word, ending within `anchorTolerance` of where it did), the words after it, wherever the
     /// alignment put them. Else words starting before the last commit (by more than 0.1 s) are dropped, and so is
@@ -44,11 +51,14 @@ struct LocalAgreement: Sendable, Equatable {
         return words
     }
 
-    /// Takes a new decoding's fresh words: returns the prefix it shares with the previous decoding (to commit with
-    /// `commit`); the rest becomes pending.
-    mutating func agree(with words: [Word]) -> [Word] {
+    /// Takes a new decoding's fresh words, decoded from audio through `heard` (timeline seconds): returns the prefix
+    /// it shares with the previous decoding and the settled words right after it (`settledContext`,
+    /// `settledProbability`), to commit with `commit`; the rest becomes pending.
+    mutating func agree(with words: [Word], heardThrough heard: Double) -> [Word] {
         var agreed = 0
         while agreed < min(words.count, pending.count), Self.sameWord(words[agreed], pending[agreed]) { agreed += 1 }
+        while agreed < words.count, words[agreed].end <= heard - Self.settledContext,
+              words[agreed].probability >= Self.settledProbability { agreed += 1 }
         pending = Array(words[agreed...])
         return Array(words[0..<agreed])
     }

@@ -299,7 +299,7 @@ actor TranscriptionProcessor: ModuleProcessor {
     private func decodeVolatile() throws {
         let words = try decodeWindowWords(kind: .agreement)
         schedule.decoded(.agreement, through: bufferStart + Int64(buffer.count))
-        commit(agreement.agree(with: words))
+        commit(agreement.agree(with: words, heardThrough: Double(bufferStart + Int64(buffer.count)) / Self.rate))
         showVolatile()
         trimWindow()
     }
