@@ -1,7 +1,7 @@
 /// The `conversation.item.input_audio_transcription.delta` texts of one item, as OpenAI's: increments that a client
 /// appends, never retracted. While the item's speech is still arriving, the increments are the words the volatile
-/// transcription committed (two consecutive decodings agreed on them); once the item is committed, its file
-/// transcription's text extends what was sent. When that text begins with the words sent (compared without case
+/// transcription committed (`LocalAgreement`: two decodings agreed, or one was sure); once the item is committed, its
+/// file transcription's text extends what was sent. When that text begins with the words sent (compared without case
 /// and punctuation), the rest of it follows as deltas, so the deltas add up to the completed transcript (up to the
 /// case and punctuation of the words sent early); when it does not, no more deltas are sent, and the `completed`
 /// event's transcript, always the file transcription's, is the one to keep (as OpenAI's documentation advises for

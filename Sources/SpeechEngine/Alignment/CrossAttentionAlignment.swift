@@ -79,10 +79,12 @@ enum CrossAttentionAlignment {
                         var j = 0
                         while j < columns {
                             if width == 7 && j >= half && j + 8 <= columns - half {
-                                UnsafeMutableRawPointer(target + j).storeBytes(of: median7(row + j - half), as: SIMD8<Float>.self)
+                                UnsafeMutableRawPointer(target + j)
+                                    .storeBytes(of: median7(row + j - half), as: SIMD8<Float>.self)
                                 j += 8
                             } else {
-                                target[j] = sortedMiddle(row, columns: columns, at: j, width: width, window: window.baseAddress!)
+                                target[j] = sortedMiddle(row, columns: columns, at: j, width: width,
+                                                         window: window.baseAddress!)
                                 j += 1
                             }
                         }

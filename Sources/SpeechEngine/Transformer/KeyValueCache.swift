@@ -100,7 +100,8 @@ final class KeyValueCache {
         for (b, origin) in origins.enumerated() where nextSlots[b] < 0 {
             let slot = freeSlots.removeLast()
             for l in 0..<layers {
-                (storage[l] + slot * capacity * width).update(from: storage[l] + slots[origin] * capacity * width, count: n)
+                (storage[l] + slot * capacity * width)
+                    .update(from: storage[l] + slots[origin] * capacity * width, count: n)
                 (storage[l] + (maxBeams + slot) * capacity * width)
                     .update(from: storage[l] + (maxBeams + slots[origin]) * capacity * width, count: n)
             }
