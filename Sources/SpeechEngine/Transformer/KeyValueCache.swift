@@ -64,11 +64,19 @@ final class KeyValueCache {
     func memoryValues(layer: Int) -> UnsafePointer<Float> { UnsafePointer(memory[layer] + width * memoryLength) }
 
     @inline(__always) func keys(layer: Int, beam: Int) -> UnsafeMutablePointer<Float> {
-        storage[layer] + slots[beam] * capacity * width
+        keys(layer: layer, slot: slots[beam])
     }
 
     @inline(__always) func values(layer: Int, beam: Int) -> UnsafeMutablePointer<Float> {
-        storage[layer] + (maxBeams + slots[beam]) * capacity * width
+        values(layer: layer, slot: slots[beam])
+    }
+
+    @inline(__always) private func keys(layer: Int, slot: Int) -> UnsafeMutablePointer<Float> {
+        storage[layer] + slot * capacity * width
+    }
+
+    @inline(__always) private func values(layer: Int, slot: Int) -> UnsafeMutablePointer<Float> {
+        storage[layer] + (maxBeams + slot) * capacity * width
     }
 
     /// Uses `count` beams (at most `maxBeams`), each a copy of beam 0's first `length` positions.
@@ -100,10 +108,8 @@ final class KeyValueCache {
         for (b, origin) in origins.enumerated() where nextSlots[b] < 0 {
             let slot = freeSlots.removeLast()
             for l in 0..<layers {
-                (storage[l] + slot * capacity * width)
-                    .update(from: storage[l] + slots[origin] * capacity * width, count: n)
-                (storage[l] + (maxBeams + slot) * capacity * width)
-                    .update(from: storage[l] + (maxBeams + slots[origin]) * capacity * width, count: n)
+                keys(layer: l, slot: slot).update(from: keys(layer: l, beam: origin), count: n)
+                values(layer: l, slot: slot).update(from: values(layer: l, beam: origin), count: n)
             }
             nextSlots[b] = slot
         }
