@@ -116,11 +116,12 @@ import TestSupport
         }
     }
 
-    @Test("the detector costs no accuracy: corpus WER with it within noise of without, per subset, at each compute type",
-          arguments: [ComputeType.float32, .auto])
-    func detectorKeepsAccuracy(computeType: ComputeType) async throws {
+    /// One compute type on both sides, the detector's default (without it the default is float32): the comparison is
+    /// of the detector alone. (It ran at float32 as well until CI's time was cut: the same bound held there.)
+    @Test("the detector costs no accuracy: corpus WER with it within noise of without, per subset")
+    func detectorKeepsAccuracy() async throws {
         try await GatingAudio.ready()
-        // One compute type on both sides (by default they differ: auto with the detector, float32 without).
+        let computeType = ComputeType.auto
         for subset in ["ls-clean", "ls-other", "noisy", "jfk", "other"] {
             let clips = TestEnvironment.clips(subset).filter { $0.language == "en" }
             guard !clips.isEmpty else { continue }

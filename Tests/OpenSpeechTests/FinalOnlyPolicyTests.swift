@@ -141,10 +141,10 @@ import Testing
         #expect(policy.committedEnd == 1.4)
     }
 
-    @Test("a sure word the decoding heard half a second past is settled without the next decoding")
+    @Test("a sure word the decoding heard 0.3 s past is settled without the next decoding")
     func settled() {
         var policy = LocalAgreement()
-        // Ends 0.4, 0.9, 1.4, 1.9 s, heard through 2.0 s: the first three had half a second after them.
+        // Ends 0.4, 0.9, 1.4, 1.9 s, heard through 2.0 s: the first three had 0.3 s or more after them.
         #expect(policy.agree(with: Self.words("the cat sat on"), heardThrough: 2).map(\.word) == [" the", " cat", " sat"])
         #expect(policy.pending.map(\.word) == [" on"])
         // After the agreed prefix too; an unsure word stops the run, whatever follows it.

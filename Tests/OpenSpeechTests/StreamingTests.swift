@@ -49,41 +49,38 @@ import TestSupport
         return (Run(results: results, arrivals: collected.map(\.1), fedThrough: fedThrough), early)
     }
 
-    @Test func volatileThenFinalInTimeOrder() async throws {
+    /// A clip at real-time pace: volatile results before final ones, finals in time order covering the speech, a
+    /// volatile result never over audio already final. And finals are a function of the audio
+    /// (`VolatileDecodeSchedule`): the same words at the same times whether the audio comes at real-time pace
+    /// (volatile-only previews in between, as many as the machine affords) or all at once, with or without
+    /// `.fastResults`.
+    @Test func liveFeedAndFinalsOfTheAudioAlone() async throws {
         try await TestEnvironment.ready()
         let clip = Corpus.item("1221-135766-0001")! // 16.7 s
-        let (run, _) = try await Self.stream(clip, realTime: true)
-        let finals = run.results.filter(\.isFinal)
-        let volatiles = run.results.filter { !$0.isFinal }
-        #expect(!volatiles.isEmpty, "volatile results arrive before final ones")
-        #expect(finals.count >= 2)
+        let (live, _) = try await Self.stream(clip, realTime: true)
+        let finalResults = live.results.filter(\.isFinal)
+        #expect(live.results.contains { !$0.isFinal }, "volatile results arrive before final ones")
+        #expect(finalResults.count >= 2)
         // Finals come in time order, without overlap, and cover the speech.
-        for (a, b) in zip(finals, finals.dropFirst()) { #expect(a.range.end <= b.range.start + CMTime(value: 1, timescale: 100)) }
-        #expect(finals.last!.range.end.seconds > clip.durationSeconds - 2)
+        for (a, b) in zip(finalResults, finalResults.dropFirst()) {
+            #expect(a.range.end <= b.range.start + CMTime(value: 1, timescale: 100))
+        }
+        #expect(finalResults.last!.range.end.seconds > clip.durationSeconds - 2)
         // A volatile result never claims audio already final.
         var finalizedThrough = CMTime.zero
-        for result in run.results {
+        for result in live.results {
             if result.isFinal { finalizedThrough = max(finalizedThrough, result.range.end) } else {
                 #expect(result.range.start >= finalizedThrough - CMTime(value: 1, timescale: 100))
             }
         }
-        let score = WordErrorRate.score(reference: clip.transcript, hypothesis: run.finalText, language: "en")
-        #expect(score.rate < 0.2, "WER \(score.rate): \(run.finalText)")
-    }
+        let score = WordErrorRate.score(reference: clip.transcript, hypothesis: live.finalText, language: "en")
+        #expect(score.rate < 0.2, "WER \(score.rate): \(live.finalText)")
 
-    /// Finals are a function of the audio (`VolatileDecodeSchedule`): the same words at the same times whether the
-    /// audio comes at real-time pace (volatile-only previews in between, as many as the machine affords) or all at
-    /// once, with or without `.fastResults`.
-    @Test func finalsDependOnTheAudioAlone() async throws {
-        try await TestEnvironment.ready()
-        let clip = Corpus.item("1221-135766-0001")! // 16.7 s
         func finals(_ run: Run) -> [String] {
             run.results.filter(\.isFinal).map { "\($0.range.start.seconds)-\($0.range.end.seconds):\(String($0.text.characters))" }
         }
-        let (live, _) = try await Self.stream(clip, realTime: true)
         let (file, _) = try await Self.stream(clip)
         let (slow, _) = try await Self.stream(clip, fastResults: false)
-        #expect(finals(live).count >= 2)
         #expect(finals(live) == finals(file))
         #expect(finals(slow) == finals(file))
         // Volatile results with words: an agreement decoding shows its pending words in both feeds, previews add
