@@ -33,6 +33,12 @@ final class PackedMatrix: @unchecked Sendable {
     /// Whether oneDNN's kernel here takes W as it is (no blocked layout: its gemm-based kernels on AVX2). Products of
     /// few rows then run transposed (`multiplyTransposed`).
     private let plain: Bool
+    /// int8 on oneDNN's gemm-based kernels (AVX2 without VNNI): per row of W, `128 · Σ W[r, :]`. The activations go in
+    /// shifted to u8 (`q + 128`) and this is taken off the int32 sums, which is what oneDNN's s8 × s8 product does
+    /// inside on every call (shifting a copy of the rows and summing W's rows again): the same sums bit for bit,
+    /// saturation included (vpmaddubsw), for a quarter less time (BENCHMARKS.md, 2026-11-27 07:15). nil elsewhere:
+    /// blocked int8 layouts carry their compensation from the reorder at load.
+    private let shiftCompensation: UnsafeMutablePointer<Int32>?
     /// Whether row counts are rounded up to `plannedRows` (false: every count planned as it is; tests compare).
     private let bucketsRows: Bool
 
@@ -126,6 +132,18 @@ final class PackedMatrix: @unchecked Sendable {
         }
         self.parts = packed
         self.plain = isPlain
+        if precision == .int8 && isPlain {
+            let values = source.assumingMemoryBound(to: Int8.self)
+            let sums = UnsafeMutablePointer<Int32>.allocate(capacity: rows)
+            for r in 0..<rows {
+                var sum: Int32 = 0
+                for k in 0..<columns { sum &+= Int32(values[r * columns + k]) }
+                sums[r] = 128 &* sum
+            }
+            shiftCompensation = sums
+        } else {
+            shiftCompensation = nil
+        }
     }
 
     deinit {
@@ -135,6 +153,7 @@ final class PackedMatrix: @unchecked Sendable {
             part.storage.deallocate()
         }
         weightScales?.deallocate()
+        shiftCompensation?.deallocate()
     }
 
     private static func weightType(_ precision: Precision) -> dnnl_data_type_t {
@@ -148,10 +167,12 @@ final class PackedMatrix: @unchecked Sendable {
     /// The matmul `[inputRows × inputs] · [inputs × outputs]` into rows `totalOutputs` apart: fp32 with the bias and
     /// (with `accumulate`) the destination's previous values added by oneDNN, or for int8 the exact int32 sums, which
     /// `RowQuantization.rescale` takes back to fp32 as CTranslate2 does.
+    /// `shiftedSource`: int8 rows shifted to u8 (`shiftCompensation`).
     private static func describe(inputRows: Int, outputs: Int, inputs: Int, totalOutputs: Int, precision: Precision,
-                                 weights: dnnl_memory_desc_t, hasBias: Bool, accumulate: Bool) -> dnnl_primitive_desc_t {
+                                 weights: dnnl_memory_desc_t, hasBias: Bool, accumulate: Bool,
+                                 shiftedSource: Bool = false) -> dnnl_primitive_desc_t {
         OneDNN.useCallerThreadOnly()
-        var source = OneDNN.matrix(inputRows, inputs, weightType(precision))
+        var source = OneDNN.matrix(inputRows, inputs, shiftedSource ? dnnl_u8 : weightType(precision))
         var weights = weights
         var destination = OneDNN.matrix(inputRows, outputs, precision == .int8 ? dnnl_s32 : dnnl_f32,
                                         rowStride: totalOutputs)
@@ -264,8 +285,10 @@ final class PackedMatrix: @unchecked Sendable {
             source = UnsafeRawPointer(target)
         case .int8:
             let target = UnsafeMutableRawPointer(space).assumingMemoryBound(to: Int8.self)
+            let shifted = shiftCompensation != nil
             rowSlices.forEachSlice(of: inputRows, minimumSlice: Self.minimumRowsPerSlice) { _, r in
                 RowQuantization.quantize(x, rows: r, columns: k, into: target, scales: rowScales, activations: true)
+                if shifted { RowQuantization.shiftToUnsigned(target + r.lowerBound * k, count: r.count * k) }
             }
             source = UnsafeRawPointer(target)
         }
@@ -277,6 +300,9 @@ final class PackedMatrix: @unchecked Sendable {
             let offset = r.lowerBound * n + p.range.lowerBound
             let target = int8 ? UnsafeMutableRawPointer(products + offset) : UnsafeMutableRawPointer(y + offset)
             self.product(for: key).execute(source: source + r.lowerBound * k * elementBytes, destination: target)
+            if let compensation = self.shiftCompensation {
+                RowQuantization.subtract(compensation, from: products, rows: r, columns: p.range, stride: n)
+            }
             if int8, let weightScales = self.weightScales {
                 RowQuantization.rescale(products, rows: r, columns: p.range, stride: n, rowScales: rowScales,
                                         columnScales: weightScales, bias: self.bias?.pointer, into: y,
@@ -335,7 +361,8 @@ final class PackedMatrix: @unchecked Sendable {
             return cached(made, for: key)
         }
         let pd = Self.describe(inputRows: key.inputRows, outputs: p.range.count, inputs: columns, totalOutputs: rows,
-                               precision: precision, weights: p.layout, hasBias: bias != nil, accumulate: key.accumulate)
+                               precision: precision, weights: p.layout, hasBias: bias != nil, accumulate: key.accumulate,
+                               shiftedSource: shiftCompensation != nil)
         let made = Product(pd, weights: p.memory, bias: p.bias)
         return cached(made, for: key)
     }

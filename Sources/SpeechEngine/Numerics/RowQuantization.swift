@@ -14,6 +14,25 @@ enum RowQuantization {
         openspeech_vk_quantize_rows(x, rows.lowerBound, rows.upperBound, columns, q, scales, activations ? 1 : 0)
     }
 
+    /// `count` int8 values as `q + 128` in u8, in place (flipping the sign bit is that addition).
+    static func shiftToUnsigned(_ q: UnsafeMutablePointer<Int8>, count: Int) {
+        let bytes = UnsafeMutableRawPointer(q), words = count / 8
+        for i in 0..<words {
+            let word = bytes.loadUnaligned(fromByteOffset: 8 * i, as: UInt64.self)
+            bytes.storeBytes(of: word ^ 0x8080_8080_8080_8080, toByteOffset: 8 * i, as: UInt64.self)
+        }
+        for i in words * 8 ..< count { q[i] = Int8(bitPattern: UInt8(bitPattern: q[i]) ^ 0x80) }
+    }
+
+    /// `products[r, c] -= compensation[c]` over `rows × columns`, rows `stride` apart (wrapping, as the int32 sums do).
+    static func subtract(_ compensation: UnsafePointer<Int32>, from products: UnsafeMutablePointer<Int32>, rows: Range<Int>,
+                         columns: Range<Int>, stride: Int) {
+        for r in rows {
+            let row = products + r * stride
+            for c in columns { row[c] &-= compensation[c] }
+        }
+    }
+
     /// `count` floats rounded to bf16 (to nearest, ties to even; NaN stays NaN).
     static func roundToBFloat16(_ x: UnsafePointer<Float>, into out: UnsafeMutablePointer<UInt16>, count: Int) {
         for i in 0..<count {
