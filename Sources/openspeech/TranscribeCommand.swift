@@ -108,34 +108,37 @@ struct TranscribeCommand: AsyncParsableCommand {
         let progress = ProgressLine(enabled: !quiet)
         try await installModels(transcriber, progress: progress)
         var failures = 0
-        for path in files {
-            let name = URL(fileURLWithPath: path).lastPathComponent
-            let started = ContinuousClock.now
-            do {
-                let transcript = try await transcriber.transcribe(contentsOf: URL(fileURLWithPath: path)) { event in
-                    switch event {
-                    case .installing(let fraction): progress.show("installing models", fraction)
-                    case .progress(let fraction): progress.show("transcribing \(name)", fraction)
-                    case .warning(let message):
-                        guard !quiet else { return }
-                        progress.clear()
-                        FileHandle.standardError.write(Data("openspeech: warning: \(message)\n".utf8))
-                    case .languageDetected(let detected):
-                        guard !quiet else { return }
-                        progress.clear()
-                        FileHandle.standardError.write(Data("openspeech: \(name): detected \(detected)\n".utf8))
-                    case .finalText: break
-                    }
-                }
+        var started = ContinuousClock.now, index = 0
+        for await (_, result) in transcriber.transcriptions(of: files.map { URL(fileURLWithPath: $0) }, events: { url, event in
+            let name = url.lastPathComponent
+            switch event {
+            case .installing(let fraction): progress.show("installing models", fraction)
+            case .progress(let fraction): progress.show("transcribing \(name)", fraction)
+            case .warning(let message):
+                guard !quiet else { return }
                 progress.clear()
+                FileHandle.standardError.write(Data("openspeech: warning: \(message)\n".utf8))
+            case .languageDetected(let detected):
+                guard !quiet else { return }
+                progress.clear()
+                FileHandle.standardError.write(Data("openspeech: \(name): detected \(detected)\n".utf8))
+            case .finalText: break
+            }
+        }) {
+            // In order, one per file: the path as given.
+            let path = files[index]
+            index += 1
+            progress.clear()
+            do {
+                let transcript = try result.get()
                 let seconds = (ContinuousClock.now - started) / .seconds(1)
                 logger.info("\(path): \(transcript.segments.count) segments, \(String(format: "%.1f", transcript.duration)) s of audio in \(String(format: "%.1f", seconds)) s")
                 try write(transcript, for: path)
             } catch {
-                progress.clear()
                 failures += 1
                 FileHandle.standardError.write(Data("openspeech: \(path): \(error)\n".utf8))
             }
+            started = ContinuousClock.now
         }
         if failures > 0 { throw ExitCode.failure }
     }

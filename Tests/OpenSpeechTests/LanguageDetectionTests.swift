@@ -3,6 +3,7 @@ import Testing
 @testable import OpenSpeech
 import SpeechAssets
 import SpeechEvaluation
+import Synchronization
 import TestSupport
 
 /// Every language without being told (issue 19): `openspeech transcribe` and `FileTranscriber` detect the language of
@@ -86,6 +87,45 @@ struct LanguageDetectionTests {
             print("\(clip.id) [\(clip.language) p=\(detected.languageProbability ?? 0)] auto \(auto) forced \(given): \(detected.text)")
             #expect(auto <= given + 0.01, "\(clip.id): \(detected.text) / \(forced.text)")
         }
+    }
+
+    @Test("""
+        files in one call (the next one's language detected while one is transcribed): in order, an unreadable one \
+        failing alone, each file's events together, each file's language, probability and text those of the file alone
+        """)
+    func filesInOneCall() async throws {
+        try await Self.ready()
+        let ids = ["pv-leopard-fr", "1089-134686-0002", "pv-leopard-de", "pv-cheetah-it"]
+        var urls = try ids.map { try #require(Corpus.item($0)).wav16kURL }
+        let missing = URL(fileURLWithPath: "/nonexistent/openspeech-missing.wav")
+        urls.insert(missing, at: 2)
+        let transcriber = FileTranscriber(
+            options: .init(locale: Locale(identifier: "en-US"), beamSize: 1, detectsLanguage: true), store: TestModels.store)
+        let events = Mutex<[(url: URL, event: FileTranscriber.Event)]>([])
+        var together: [(url: URL, result: Result<Transcript, any Error>)] = []
+        for await element in transcriber.transcriptions(of: urls, events: { url, event in events.withLock { $0.append((url, event)) } }) {
+            together.append(element)
+        }
+        #expect(together.map(\.url) == urls)
+        #expect(throws: AudioError.self) { try together[2].result.get() }
+        // Each file's events after the previous file's: its language is told when its transcription starts.
+        let order = events.withLock { $0.map { urls.firstIndex(of: $0.url)! } }
+        #expect(order == order.sorted(), "\(order)")
+        for url in urls where url != missing {
+            let told = events.withLock { $0.filter { $0.url == url }.map(\.event) }
+            #expect(told.first.map { if case .languageDetected = $0 { true } else { false } } == true, "\(url.lastPathComponent): \(told.prefix(2))")
+        }
+        // Each alone, in the reverse order (after everything above was loaded): the same language, to the last bit of
+        // its probability, and the same text.
+        for (url, result) in together.reversed() where url != missing {
+            let alone = try await transcriber.transcribe(contentsOf: url)
+            let inCall = try result.get()
+            #expect(inCall.language == alone.language && inCall.languageProbability == alone.languageProbability,
+                    "\(url.lastPathComponent): \(inCall.language) \(String(describing: inCall.languageProbability)) alone \(alone.language) \(String(describing: alone.languageProbability))")
+            #expect(inCall.text == alone.text, "\(url.lastPathComponent)")
+        }
+        let languages = together.compactMap { try? $0.result.get().language }
+        #expect(languages == ["fr", "en", "de", "it"], "\(languages)")
     }
 
     @Test("English clips with no --locale: the same text as --locale en-US (the English model is chosen)")

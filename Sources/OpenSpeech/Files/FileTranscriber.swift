@@ -180,13 +180,11 @@ public struct FileTranscriber: Sendable {
     /// Cancelling the calling task stops the transcription at the engine's next window and throws
     /// `CancellationError` (a server whose client went away).
     public func transcribe(contentsOf url: URL, events: @escaping @Sendable (Event) -> Void = { _ in }) async throws -> Transcript {
-        let cancellation = Cancellation()
-        if options.detectsLanguage && !detectsPerWindow {
-            let (resolved, detected) = try await resolveLanguage(of: .file(url), name: url.path, events: events)
-            var transcript = try await resolved.transcribe(contentsOf: url, events: events)
-            if let detected { transcript.languageProbability = detected.probability }
-            return transcript
+        if detectsLanguageFirst {
+            return try await transcribe(contentsOf: url, decision: decideLanguage(of: .file(url), name: url.path),
+                                        events: events)
         }
+        let cancellation = Cancellation()
         return try await withTaskCancellationHandler {
             let reader = try MonoAudioReader(url: url, toleratingTruncation: !options.strict)
             let run = try await analyze(.file(reader), expectedDuration: reader.declaredDuration, cancellation: cancellation,
@@ -200,12 +198,57 @@ public struct FileTranscriber: Sendable {
         }
     }
 
+    /// Transcribes the files at `urls` in order, each as `transcribe(contentsOf:events:)` does: one element per file
+    /// as it ends, its transcript or its error. With `detectsLanguage`, the next file's language is detected while a
+    /// file is transcribed (on cores the transcription leaves idle), so detection adds little time to a folder of
+    /// recordings; the results are those of the files one at a time, and each file's events come with its own.
+    /// Stopping the iteration cancels the rest.
+    public func transcriptions(of urls: [URL], events: @escaping @Sendable (URL, Event) -> Void = { _, _ in })
+        -> AsyncStream<(url: URL, result: Result<Transcript, any Error>)> {
+        let (stream, continuation) = AsyncStream.makeStream(of: (url: URL, result: Result<Transcript, any Error>).self)
+        let decide = { @Sendable (url: URL) in Task { try await self.decideLanguage(of: .file(url), name: url.path) } }
+        let work = Task {
+            var upcoming: Task<LanguageDecision, any Error>?
+            defer { upcoming?.cancel() }
+            for (index, url) in urls.enumerated() where !Task.isCancelled {
+                let report = { @Sendable (event: Event) in events(url, event) }
+                let result: Result<Transcript, any Error>
+                do {
+                    if detectsLanguageFirst {
+                        let pending = upcoming ?? decide(url)
+                        let decision = await pending.result
+                        upcoming = index + 1 < urls.count ? decide(urls[index + 1]) : nil
+                        result = .success(try await transcribe(contentsOf: url, decision: decision.get(), events: report))
+                    } else {
+                        result = .success(try await transcribe(contentsOf: url, events: report))
+                    }
+                } catch {
+                    result = .failure(error)
+                }
+                continuation.yield((url, result))
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in work.cancel() }
+        return stream
+    }
+
+    /// Transcribes the file at `url` as `decision` says (its language detected before).
+    private func transcribe(contentsOf url: URL, decision: LanguageDecision,
+                           events: @escaping @Sendable (Event) -> Void) async throws -> Transcript {
+        decision.report(to: events)
+        var transcript = try await decision.transcriber.transcribe(contentsOf: url, events: events)
+        if let detected = decision.detected { transcript.languageProbability = detected.probability }
+        return transcript
+    }
+
     /// Transcribes 16 kHz mono samples. Cancellable as `transcribe(contentsOf:)` is.
     public func transcribe(samples: [Float], events: @escaping @Sendable (Event) -> Void = { _ in }) async throws -> Transcript {
-        if options.detectsLanguage && !detectsPerWindow {
-            let (resolved, detected) = try await resolveLanguage(of: .samples(samples), name: "the audio", events: events)
-            var transcript = try await resolved.transcribe(samples: samples, events: events)
-            if let detected { transcript.languageProbability = detected.probability }
+        if detectsLanguageFirst {
+            let decision = try await decideLanguage(of: .samples(samples), name: "the audio")
+            decision.report(to: events)
+            var transcript = try await decision.transcriber.transcribe(samples: samples, events: events)
+            if let detected = decision.detected { transcript.languageProbability = detected.probability }
             return transcript
         }
         let cancellation = Cancellation()
@@ -314,11 +357,25 @@ public struct FileTranscriber: Sendable {
     /// English-only model is forced on it.
     static let wrongModelWarningProbability = 0.5
 
-    /// Detects the language of `input` and returns the transcriber for it (language given, its model chosen) with
-    /// the language detected (nil: no speech, or only a warning check for a forced English-only model).
-    private func resolveLanguage(of input: SpokenLanguageIdentifier.Input, name: String,
-                                 events: @escaping @Sendable (Event) -> Void)
-        async throws -> (FileTranscriber, DetectedLanguage?) {
+    /// Whether each input's language is detected before it is transcribed (in its first speech).
+    private var detectsLanguageFirst: Bool { options.detectsLanguage && !detectsPerWindow }
+
+    /// What detection decided for one input: the transcriber for it (language given, its model chosen), the
+    /// language detected (nil: no speech, or only a check for a forced English-only model) and a warning.
+    private struct LanguageDecision: Sendable {
+        let transcriber: FileTranscriber
+        var detected: DetectedLanguage?
+        var warning: String?
+
+        /// Tells the user what was decided, as the input's transcription starts.
+        func report(to events: (Event) -> Void) {
+            if let warning { events(.warning(warning)) }
+            if let detected { events(.languageDetected(detected)) }
+        }
+    }
+
+    /// Detects the language of `input` and decides how to transcribe it.
+    private func decideLanguage(of input: SpokenLanguageIdentifier.Input, name: String) async throws -> LanguageDecision {
         var resolved = options
         resolved.detectsLanguage = false
         let choice = languageChoice
@@ -330,10 +387,12 @@ public struct FileTranscriber: Sendable {
                    input, modelID: checker, computeType: options.effectiveComputeType, detectsSpeech: options.detectsSpeech,
                    store: store),
                detected.language != "en", detected.probability >= Self.wrongModelWarningProbability {
-                events(.warning("\(name): the speech sounds \(detected), but \(forced) transcribes English only; "
-                    + "transcribe it with `openspeech transcribe \(name) --model \(checker)` (or `--locale \(detected.language)`)."))
+                return LanguageDecision(
+                    transcriber: FileTranscriber(options: resolved, store: store),
+                    warning: "\(name): the speech sounds \(detected), but \(forced) transcribes English only; transcribe "
+                        + "it with `openspeech transcribe \(name) --model \(checker)` (or `--locale \(detected.language)`).")
             }
-            return (FileTranscriber(options: resolved, store: store), nil)
+            return LanguageDecision(transcriber: FileTranscriber(options: resolved, store: store))
         }
         let detectionID = try requiredModelIDs()[0]
         let detected = try await SpokenLanguageIdentifier().identify(
@@ -342,14 +401,13 @@ public struct FileTranscriber: Sendable {
         guard let detected else {
             // No speech to hear: the transcription (of nothing) runs with the detection model in the given locale.
             resolved.modelID = options.modelID ?? detectionID
-            return (FileTranscriber(options: resolved, store: store), nil)
+            return LanguageDecision(transcriber: FileTranscriber(options: resolved, store: store))
         }
-        events(.languageDetected(detected))
         resolved.locale = detected.locale
         resolved.modelID = options.modelID
             ?? (options.task == .translate ? detectionID
                 : choice.transcriptionModelID(for: detected.language, detectionModelID: detectionID))
-        return (FileTranscriber(options: resolved, store: store), detected)
+        return LanguageDecision(transcriber: FileTranscriber(options: resolved, store: store), detected: detected)
     }
 
     /// Samples as analyzer input, in buffers of 4 s.

@@ -6,9 +6,10 @@ import SpeechEngine
 /// Detects the language of a recording with a multilingual Whisper model: the model's language token on the first
 /// 6 s of speech (`FirstLook`), else on the first 30 s (`FirstSpeech`) and more windows while it is unsure
 /// (`LanguageVote`), each encoded over its audio alone, not Whisper's padding (`DetectionEncoding`); the audio's
-/// first 30 s as they are, padded as faster-whisper pads them, when the speech left it unsure. Detection runs on the
-/// whole model when it is loaded already (it transcribes too), else on what detection needs of it alone
-/// (`LanguageDetectionModel`, loaded once per process); the work runs on a queue of its own, off the cooperative pool.
+/// first 30 s as they are, padded as faster-whisper pads them, when the speech left it unsure. Detection always runs
+/// on what it needs of the model alone (`LanguageDetectionModel`, loaded once per process), never on the whole model
+/// even when that is loaded (its int8 decoder step rounds otherwise): the language decided is a function of the
+/// audio, whatever the process transcribed before. The work runs on a queue of its own, off the cooperative pool.
 actor SpokenLanguageIdentifier {
     enum Input: Sendable {
         case file(URL)
@@ -28,23 +29,12 @@ actor SpokenLanguageIdentifier {
                 + "installed. Install it with `openspeech models install \(modelID)`, or give the language.")
         }
         let key = ModelCache.Key(directory: directory, computeType: computeType)
-        // The whole model when it is loaded already (it transcribes too); else what detection needs of it alone.
-        guard let model = await ModelCache.shared.acquireIfLoaded(key) else {
-            let session = LanguageDetectionSession(model: try DetectionModelCache.shared.model(key))
-            return try identify(input, session: session, detectsSpeech: detectsSpeech, store: store)
-        }
-        do {
-            let detected = try identify(input, session: WhisperSession(model: model, maxBeams: 1),
-                                        detectsSpeech: detectsSpeech, store: store)
-            await ModelCache.shared.release(key)
-            return detected
-        } catch {
-            await ModelCache.shared.release(key)
-            throw error
+        return try DetectionModelCache.shared.withSession(key) { session in
+            try identify(input, session: session, detectsSpeech: detectsSpeech, store: store)
         }
     }
 
-    private func identify(_ input: Input, session: any LanguageDetecting, detectsSpeech: Bool,
+    private func identify(_ input: Input, session: LanguageDetectionSession, detectsSpeech: Bool,
                           store: ModelStore) throws -> DetectedLanguage? {
         let detector = detectsSpeech ? SpeechDetector.makeVoiceActivityDetector(store: store).0 : nil
         let speech: FirstSpeech
@@ -71,7 +61,7 @@ actor SpokenLanguageIdentifier {
     }
 
     /// Hears windows of `speech` until the vote is decided.
-    static func vote(_ speech: FirstSpeech, session: any LanguageDetecting,
+    static func vote(_ speech: FirstSpeech, session: LanguageDetectionSession,
                      encoding: DetectionEncoding = DetectionEncoding(), look: FirstLook = FirstLook()) throws -> LanguageVote {
         var vote = LanguageVote()
         // A short first look, enough when the language is plain in it.
