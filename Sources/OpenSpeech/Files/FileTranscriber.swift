@@ -181,8 +181,16 @@ public struct FileTranscriber: Sendable {
     /// `CancellationError` (a server whose client went away).
     public func transcribe(contentsOf url: URL, events: @escaping @Sendable (Event) -> Void = { _ in }) async throws -> Transcript {
         if detectsLanguageFirst {
-            return try await transcribe(contentsOf: url, decision: decideLanguage(of: .file(url), name: url.path),
-                                        events: events)
+            let likely = loadingLikelyModel()
+            do {
+                let transcript = try await transcribe(contentsOf: url, decision: decideLanguage(of: .file(url), name: url.path),
+                                                      events: events)
+                await Self.release(likely)
+                return transcript
+            } catch {
+                await Self.release(likely)
+                throw error
+            }
         }
         let cancellation = Cancellation()
         return try await withTaskCancellationHandler {
@@ -209,6 +217,7 @@ public struct FileTranscriber: Sendable {
         let decide = { @Sendable (url: URL) in Task { try await self.decideLanguage(of: .file(url), name: url.path) } }
         let work = Task {
             var upcoming: Task<LanguageDecision, any Error>?
+            let likely = detectsLanguageFirst && !urls.isEmpty ? loadingLikelyModel() : nil
             defer { upcoming?.cancel() }
             for (index, url) in urls.enumerated() where !Task.isCancelled {
                 let report = { @Sendable (event: Event) in events(url, event) }
@@ -227,6 +236,7 @@ public struct FileTranscriber: Sendable {
                 }
                 continuation.yield((url, result))
             }
+            if let likely { await Self.release(likely) }
             continuation.finish()
         }
         continuation.onTermination = { _ in work.cancel() }
@@ -356,6 +366,29 @@ public struct FileTranscriber: Sendable {
     /// Speech whose detected language is not English, at or above this probability, gets a warning when an
     /// English-only model is forced on it.
     static let wrongModelWarningProbability = 0.5
+
+    /// Loads, beside the first detection, the model that would transcribe speech in `options.locale`'s language (a
+    /// guess: most recordings are in their user's language), so that detection overlaps that model's load instead of
+    /// preceding it. No result changes: speech in another language gets its own model, and the guessed one stays
+    /// loaded as every file transcription's model does (`.processLifetime`). The task's value is the key to release
+    /// once the transcription is done (nil: nothing loaded).
+    private func loadingLikelyModel() -> Task<ModelCache.Key?, Never> {
+        Task {
+            guard let detectionID = try? requiredModelIDs().first,
+                  let language = options.locale.language.languageCode?.identifier else { return nil }
+            let id = options.modelID ?? (options.task == .translate ? detectionID
+                : languageChoice.transcriptionModelID(for: language, detectionModelID: detectionID))
+            guard let directory = store.installedDirectory(for: id) else { return nil }
+            let key = ModelCache.Key(directory: directory, computeType: options.effectiveComputeType)
+            guard (try? await ModelCache.shared.acquire(key, retention: .processLifetime)) != nil else { return nil }
+            return key
+        }
+    }
+
+    /// Gives back the model `loadingLikelyModel` loaded.
+    private static func release(_ likely: Task<ModelCache.Key?, Never>) async {
+        if let key = await likely.value { await ModelCache.shared.release(key) }
+    }
 
     /// Whether each input's language is detected before it is transcribed (in its first speech).
     private var detectsLanguageFirst: Bool { options.detectsLanguage && !detectsPerWindow }
