@@ -181,15 +181,8 @@ public struct FileTranscriber: Sendable {
     /// `CancellationError` (a server whose client went away).
     public func transcribe(contentsOf url: URL, events: @escaping @Sendable (Event) -> Void = { _ in }) async throws -> Transcript {
         if detectsLanguageFirst {
-            let likely = loadingLikelyModel()
-            do {
-                let transcript = try await transcribe(contentsOf: url, decision: decideLanguage(of: .file(url), name: url.path),
-                                                      events: events)
-                await Self.release(likely)
-                return transcript
-            } catch {
-                await Self.release(likely)
-                throw error
+            return try await overlappingLikelyModelLoad {
+                try await transcribe(contentsOf: url, decision: decideLanguage(of: .file(url), name: url.path), events: events)
             }
         }
         let cancellation = Cancellation()
@@ -247,19 +240,17 @@ public struct FileTranscriber: Sendable {
     private func transcribe(contentsOf url: URL, decision: LanguageDecision,
                            events: @escaping @Sendable (Event) -> Void) async throws -> Transcript {
         decision.report(to: events)
-        var transcript = try await decision.transcriber.transcribe(contentsOf: url, events: events)
-        if let detected = decision.detected { transcript.languageProbability = detected.probability }
-        return transcript
+        return decision.labelled(try await decision.transcriber.transcribe(contentsOf: url, events: events))
     }
 
     /// Transcribes 16 kHz mono samples. Cancellable as `transcribe(contentsOf:)` is.
     public func transcribe(samples: [Float], events: @escaping @Sendable (Event) -> Void = { _ in }) async throws -> Transcript {
         if detectsLanguageFirst {
-            let decision = try await decideLanguage(of: .samples(samples), name: "the audio")
-            decision.report(to: events)
-            var transcript = try await decision.transcriber.transcribe(samples: samples, events: events)
-            if let detected = decision.detected { transcript.languageProbability = detected.probability }
-            return transcript
+            return try await overlappingLikelyModelLoad {
+                let decision = try await decideLanguage(of: .samples(samples), name: "the audio")
+                decision.report(to: events)
+                return decision.labelled(try await decision.transcriber.transcribe(samples: samples, events: events))
+            }
         }
         let cancellation = Cancellation()
         return try await withTaskCancellationHandler {
@@ -390,6 +381,19 @@ public struct FileTranscriber: Sendable {
         if let key = await likely.value { await ModelCache.shared.release(key) }
     }
 
+    /// Runs `body` (a detection, then a transcription) while the likely model loads, then gives that model back.
+    private func overlappingLikelyModelLoad(_ body: () async throws -> Transcript) async throws -> Transcript {
+        let likely = loadingLikelyModel()
+        do {
+            let transcript = try await body()
+            await Self.release(likely)
+            return transcript
+        } catch {
+            await Self.release(likely)
+            throw error
+        }
+    }
+
     /// Whether each input's language is detected before it is transcribed (in its first speech).
     private var detectsLanguageFirst: Bool { options.detectsLanguage && !detectsPerWindow }
 
@@ -404,6 +408,13 @@ public struct FileTranscriber: Sendable {
         func report(to events: (Event) -> Void) {
             if let warning { events(.warning(warning)) }
             if let detected { events(.languageDetected(detected)) }
+        }
+
+        /// `transcript` with the detected language's probability.
+        func labelled(_ transcript: Transcript) -> Transcript {
+            var transcript = transcript
+            transcript.languageProbability = detected?.probability
+            return transcript
         }
     }
 
