@@ -101,30 +101,10 @@ struct LanguageTokens: Sendable, Equatable {
             throw WhisperTokenizerError.missingFile("tokenizer.json")
         }
         do {
-            return (try JSONDecoder().decode(AddedTokensJSON.self, from: data).addedTokens ?? []).map { ($0.content, $0.id) }
+            // The BPE model's vocabulary and merges must be there; they are checked as JSON, not built.
+            return (try TokenizerJSONReader.read(data, buildingBPE: false).addedTokens ?? []).map { ($0.content, $0.id) }
         } catch {
-            throw WhisperTokenizerError.invalidFile("tokenizer.json", TokenizerFiles.reason(error))
+            throw WhisperTokenizerError.invalidFile("tokenizer.json", "\(error)")
         }
-    }
-}
-
-/// `tokenizer.json` read for its added tokens: the BPE model's vocabulary and merges must be present, not decoded.
-private struct AddedTokensJSON: Decodable {
-    struct Model: Decodable {
-        enum CodingKeys: String, CodingKey { case vocab, merges }
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            for key in [CodingKeys.vocab, .merges] where !container.contains(key) {
-                throw DecodingError.keyNotFound(key, .init(codingPath: container.codingPath, debugDescription: "no \(key.stringValue)"))
-            }
-        }
-    }
-
-    let model: Model
-    let addedTokens: [TokenizerAddedToken]?
-
-    enum CodingKeys: String, CodingKey {
-        case model, addedTokens = "added_tokens"
     }
 }

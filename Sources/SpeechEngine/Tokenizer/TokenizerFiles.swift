@@ -1,6 +1,6 @@
 import Foundation
 
-/// The raw contents of a model directory's tokenizer files, read with Foundation's `JSONDecoder`.
+/// The raw contents of a model directory's tokenizer files (`tokenizer.json` through `TokenizerJSONReader`).
 struct TokenizerFiles {
     /// Token spellings by id, from `vocabulary.txt`, `vocabulary.json` or else `tokenizer.json`.
     var vocabulary: [String]
@@ -16,24 +16,25 @@ struct TokenizerFiles {
         guard let data = try? Data(contentsOf: tokenizerURL) else {
             throw WhisperTokenizerError.missingFile("tokenizer.json")
         }
-        let file: TokenizerJSON
+        let file: TokenizerJSONReader.Contents
         do {
-            file = try JSONDecoder().decode(TokenizerJSON.self, from: data)
+            file = try TokenizerJSONReader.read(data)
         } catch {
-            throw WhisperTokenizerError.invalidFile("tokenizer.json", Self.reason(error))
+            throw WhisperTokenizerError.invalidFile("tokenizer.json", "\(error)")
         }
+        let vocab = file.vocab ?? [:]
         let added = (file.addedTokens ?? []).map { ($0.content, $0.id) }
         // Ids index the tables built from them: each must lie among the ids the file defines, so that a damaged
         // id can neither trap nor make the tables outgrow the file.
-        let limit = file.model.vocab.count + added.count
-        for id in file.model.vocab.values where !(0..<limit).contains(id) {
+        let limit = vocab.count + added.count
+        for id in vocab.values where !(0..<limit).contains(id) {
             throw WhisperTokenizerError.invalidFile("tokenizer.json", "model.vocab holds the id \(id), outside 0..<\(limit)")
         }
         for (text, id) in added where !(0..<limit).contains(id) {
             throw WhisperTokenizerError.invalidFile("tokenizer.json", "added token \(text) has the id \(id), outside 0..<\(limit)")
         }
-        encoderVocabulary = file.model.vocab
-        merges = file.model.merges.map { ($0.left, $0.right) }
+        encoderVocabulary = vocab
+        merges = file.merges ?? []
         addedTokens = added
         vocabulary = try Self.readVocabulary(modelDirectory) ?? Self.vocabulary(encoderVocabulary, added)
     }
@@ -76,48 +77,5 @@ struct TokenizerFiles {
             return "\(context.debugDescription)\(path(context))"
         default: return "\(error)"
         }
-    }
-}
-
-/// An entry of tokenizer.json's `added_tokens` (special tokens and their ids), read here and by `LanguageTokens`.
-struct TokenizerAddedToken: Decodable {
-    let id: Int
-    let content: String
-}
-
-/// The parts of a Hugging Face `tokenizer.json` a byte-level BPE needs.
-private struct TokenizerJSON: Decodable {
-    struct Model: Decodable {
-        let vocab: [String: Int]
-        let merges: [Merge]
-    }
-
-    /// A merge rule: older files write `"a b"`, newer ones `["a", "b"]`.
-    struct Merge: Decodable {
-        let left: String, right: String
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.singleValueContainer()
-            if let pair = try? container.decode(String.self) {
-                guard let space = pair.utf8.firstIndex(of: UInt8(ascii: " ")) else {
-                    throw DecodingError.dataCorruptedError(in: container, debugDescription: "the merge \"\(pair)\" has no space")
-                }
-                left = String(pair[..<space])
-                right = String(pair[pair.utf8.index(after: space)...])
-            } else {
-                let pair = try container.decode([String].self)
-                guard pair.count == 2 else {
-                    throw DecodingError.dataCorruptedError(in: container, debugDescription: "a merge of \(pair.count) tokens")
-                }
-                (left, right) = (pair[0], pair[1])
-            }
-        }
-    }
-
-    let model: Model
-    let addedTokens: [TokenizerAddedToken]?
-
-    enum CodingKeys: String, CodingKey {
-        case model, addedTokens = "added_tokens"
     }
 }
