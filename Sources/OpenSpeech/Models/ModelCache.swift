@@ -50,15 +50,6 @@ actor ModelCache {
         return entry.model
     }
 
-    /// The model for `key` when it is loaded already (a user counted, as by `acquire`), else nil: loads nothing.
-    func acquireIfLoaded(_ key: Key) -> WhisperModel? {
-        guard var entry = entries[key] else { return nil }
-        entry.users += 1
-        entry.generation += 1
-        entries[key] = entry
-        return entry.model
-    }
-
     /// A session stopped using the model loaded for `key`.
     func release(_ key: Key) {
         guard var entry = entries[key] else { return }
