@@ -208,9 +208,8 @@ public struct FileTranscriber: Sendable {
         -> AsyncStream<(url: URL, result: Result<Transcript, any Error>)> {
         let (stream, continuation) = AsyncStream.makeStream(of: (url: URL, result: Result<Transcript, any Error>).self)
         let decide = { @Sendable (url: URL) in Task { try await self.decideLanguage(of: .file(url), name: url.path) } }
-        let work = Task {
+        @Sendable func transcribeInOrder() async {
             var upcoming: Task<LanguageDecision, any Error>?
-            let likely = detectsLanguageFirst && !urls.isEmpty ? loadingLikelyModel() : nil
             defer { upcoming?.cancel() }
             for (index, url) in urls.enumerated() where !Task.isCancelled {
                 let report = { @Sendable (event: Event) in events(url, event) }
@@ -229,7 +228,13 @@ public struct FileTranscriber: Sendable {
                 }
                 continuation.yield((url, result))
             }
-            if let likely { await Self.release(likely) }
+        }
+        let work = Task {
+            if detectsLanguageFirst && !urls.isEmpty {
+                await overlappingLikelyModelLoad(transcribeInOrder)
+            } else {
+                await transcribeInOrder()
+            }
             continuation.finish()
         }
         continuation.onTermination = { _ in work.cancel() }
@@ -381,13 +386,13 @@ public struct FileTranscriber: Sendable {
         if let key = await likely.value { await ModelCache.shared.release(key) }
     }
 
-    /// Runs `body` (a detection, then a transcription) while the likely model loads, then gives that model back.
-    private func overlappingLikelyModelLoad(_ body: () async throws -> Transcript) async throws -> Transcript {
+    /// Runs `body` (detections, then transcriptions) while the likely model loads, then gives that model back.
+    private func overlappingLikelyModelLoad<T>(_ body: () async throws -> T) async rethrows -> T {
         let likely = loadingLikelyModel()
         do {
-            let transcript = try await body()
+            let value = try await body()
             await Self.release(likely)
-            return transcript
+            return value
         } catch {
             await Self.release(likely)
             throw error
