@@ -32,7 +32,7 @@ struct CustomVocabularyTests {
     static func dictate(_ url: URL, hints: Set<DictationTranscriber.ContentHint>) async throws -> String {
         let transcriber = DictationTranscriber(locale: TestEnvironment.english, contentHints: hints,
                                                transcriptionOptions: [], reportingOptions: [], attributeOptions: [])
-        let analyzer = SpeechAnalyzer(modules: [transcriber])
+        let analyzer = SpeechAnalyzer(modules: [transcriber], options: TestEnvironment.backToBack)
         async let text = transcriber.results.reduce("") { $0 + String($1.text.characters) }
         if let end = try await analyzer.analyzeSequence(from: AVAudioFile(forReading: url)) {
             try await analyzer.finalizeAndFinish(through: end)

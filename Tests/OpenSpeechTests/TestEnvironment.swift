@@ -12,6 +12,10 @@ enum TestEnvironment {
         _ = try await TestModels.directory(for: "whisper-tiny.en")
     }
 
+    /// Options for a test that runs one analyzer after another on the same model: it stays loaded between them
+    /// (`.lingering`), as an app transcribing utterance after utterance would ask, instead of loading again for each.
+    static let backToBack = SpeechAnalyzer.Options(priority: .medium, modelRetention: .lingering)
+
     /// The corpus clips of a subset.
     static func clips(_ subset: String) -> [CorpusItem] { Corpus.items.filter { $0.subset == subset } }
 
