@@ -1,4 +1,5 @@
 import Foundation
+import SpeechAudio
 import SpeechEngine
 
 /// The process-wide cache of loaded Whisper models, shared by every session, honouring each session's
@@ -33,7 +34,12 @@ actor ModelCache {
             entries[key] = entry
             return entry.model
         }
-        let task = loading[key] ?? Task { try await Self.load(key) }
+        // A load converts and packs every weight (tenths of a second for whisper-tiny, seconds for the large models).
+        let task = loading[key] ?? Task {
+            try await offCooperativePool(qos: .userInitiated) {
+                try WhisperModel(directory: key.directory, computeType: key.computeType)
+            }
+        }
         loading[key] = task
         let model: WhisperModel
         do {
@@ -48,16 +54,6 @@ actor ModelCache {
         entry.retention = strongest(entry.retention, retention)
         entries[key] = entry
         return entry.model
-    }
-
-    /// Loads `key`'s model on a dispatch queue: a load converts and packs every weight (tenths of a second for
-    /// whisper-tiny, seconds for the large models), work that must not hold a thread of the cooperative pool.
-    private static func load(_ key: Key) async throws -> WhisperModel {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global(qos: .userInitiated).async {
-                continuation.resume(with: Result { try WhisperModel(directory: key.directory, computeType: key.computeType) })
-            }
-        }
     }
 
     /// A session stopped using the model loaded for `key`.

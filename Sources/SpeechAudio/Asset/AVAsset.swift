@@ -52,7 +52,7 @@ public class AVAsset: NSObject, @unchecked Sendable {
 
     /// Loads a property: `try await asset.load(.duration)`. Throws `AudioError` for a file that cannot be read.
     public func load<T>(_ property: AVAsyncProperty<AVAsset, T>) async throws -> T {
-        try await Self.offPool { try property.read(self) }
+        try await offCooperativePool { try property.read(self) }
     }
 
     /// Loads two properties: `let (duration, tracks) = try await asset.load(.duration, .tracks)`.
@@ -79,13 +79,6 @@ public class AVAsset: NSObject, @unchecked Sendable {
         let info = try readableInfo()
         let frames = try info.declaredFrames ?? DecodedAudioReader(url: fileURL).skipToEnd()
         return CMTime(value: frames, timescale: CMTimeScale(info.sampleRate.rounded()))
-    }
-
-    /// Runs file work on a dispatch thread, off Swift's cooperative pool.
-    static func offPool<T>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
-        }
     }
 }
 
