@@ -160,13 +160,29 @@ import TestSupport
         #expect(one == first)
     }
 
-    /// The engine's own long-form transcription of `samples` (English model, word times off).
+    /// The engine's own long-form transcription of `samples` (English model, word times off), computed once per
+    /// audio and beam size in the process: the detector's test case and the one without compare against the same run.
     static func engineText(_ samples: [Float], beamSize: Int) async throws -> String {
-        let model = try WhisperModel(directory: try await TestModels.directory(for: "whisper-tiny.en"))
-        var options = TranscriptionOptions(beamSize: beamSize)
-        options.bestOf = beamSize
-        return try WhisperSession(model: model, maxBeams: beamSize).transcribe(samples: samples, options: options)
-            .map(\.text).joined()
+        try await EngineTexts.shared.text(samples, beamSize: beamSize)
+    }
+
+    actor EngineTexts {
+        static let shared = EngineTexts()
+        private var texts: [Key: String] = [:]
+
+        struct Key: Hashable { let samples: [Float], beamSize: Int }
+
+        func text(_ samples: [Float], beamSize: Int) async throws -> String {
+            let key = Key(samples: samples, beamSize: beamSize)
+            if let text = texts[key] { return text }
+            let model = try WhisperModel(directory: try await TestModels.directory(for: "whisper-tiny.en"))
+            var options = TranscriptionOptions(beamSize: beamSize)
+            options.bestOf = beamSize
+            let text = try WhisperSession(model: model, maxBeams: beamSize).transcribe(samples: samples, options: options)
+                .map(\.text).joined()
+            texts[key] = text
+            return text
+        }
     }
 
     static func expectAccounted(_ text: String, engine: String, reference: String, bound: Double) throws {
