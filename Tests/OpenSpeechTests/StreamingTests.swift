@@ -86,7 +86,13 @@ import TestSupport
         // Volatile results with words: an agreement decoding shows its pending words in both feeds, previews add
         // theirs. (An empty one, clearing the volatile text, may come from a preview instead in a live feed.)
         func shown(_ run: Run) -> Int { run.results.count { !$0.isFinal && !$0.text.characters.isEmpty } }
-        #expect(shown(live) >= shown(file), "a live feed gets at least the volatile results of the agreement decodings")
+        func listed(_ run: Run) -> String {
+            run.results.map { "\($0.isFinal ? "final" : "volatile") \($0.range.start.seconds)–\($0.range.end.seconds): \(String($0.text.characters))" }
+                .joined(separator: "\n")
+        }
+        // When it fails (about 1 run in 5 here, beside other suites, never alone: cause not found), both feeds' results.
+        #expect(shown(live) >= shown(file), "a live feed gets at least the volatile results of the agreement decodings:\n"
+                + "live:\n\(listed(live))\nat once:\n\(listed(file))")
     }
 
     @Test func streamingIsAsAccurateAsOffline() async throws {
