@@ -91,8 +91,8 @@ import TestSupport
                 .joined(separator: "\n")
         }
         // When it fails (about 1 run in 5 here, beside other suites, never alone: cause not found), both feeds' results.
-        #expect(shown(live) >= shown(file), "a live feed gets at least the volatile results of the agreement decodings:\n"
-                + "live:\n\(listed(live))\nat once:\n\(listed(file))")
+        #expect(shown(live) >= shown(file),
+                "a live feed gets at least the volatile results of the agreement decodings:\nlive:\n\(listed(live))\nat once:\n\(listed(file))")
     }
 
     @Test func streamingIsAsAccurateAsOffline() async throws {
