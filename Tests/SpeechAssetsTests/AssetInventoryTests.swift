@@ -66,6 +66,18 @@ struct FakeModule: AssetDependentModule {
         #expect(await library.status(forModules: [module]) == .supported)
     }
 
+    /// An install that returned is over for every status: the coordinator forgets it before its caller resumes (it
+    /// did so in a task of its own, and a status asked right after could still say `.downloading`).
+    @Test func installThatReturnedIsNotRunning() async throws {
+        defer { try? FileManager.default.removeItem(at: root) }
+        let library = try library()
+        for _ in 0..<20 {
+            try await library.store.install(fixture.id)
+            #expect(await !library.store.isInstalling(fixture.id))
+            #expect(try await library.store.remove(fixture.id))
+        }
+    }
+
     @Test func installationRequestReservesInstallsAndThenIsNil() async throws {
         defer { try? FileManager.default.removeItem(at: root) }
         let library = try library()

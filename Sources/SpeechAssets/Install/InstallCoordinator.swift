@@ -30,8 +30,7 @@ actor InstallCoordinator {
         } else {
             let coordinator = self
             let task = Task<URL, any Error> {
-                defer { Task { await coordinator.finish(key) } }
-                return try await work { completed, total in
+                try await work { completed, total in
                     Task { await coordinator.publish(key, completed, total) }
                 }
             }
@@ -47,7 +46,11 @@ actor InstallCoordinator {
         let task = job.task
         return try await withTaskCancellationHandler {
             defer { leave(key, observer: observer) }
-            let url = try await task.value
+            let outcome = await task.result
+            // Over before any caller has its outcome: `isInstalling` must not report an install that returned (it
+            // did when the job was removed by a task of its own, after the callers had resumed).
+            if jobs[key] === job { jobs[key] = nil }
+            let url = try outcome.get()
             try Task.checkCancellation()
             return url
         } onCancel: {
@@ -71,9 +74,5 @@ actor InstallCoordinator {
         job.observers[observer] = nil
         job.waiters -= 1
         if job.waiters <= 0 { job.task.cancel() }
-    }
-
-    private func finish(_ key: String) {
-        jobs[key] = nil
     }
 }
