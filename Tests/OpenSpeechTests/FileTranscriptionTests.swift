@@ -1,6 +1,7 @@
 import Foundation
 @testable import OpenSpeech
 @testable import SpeechEngine
+import SpeechAudio
 import SpeechEvaluation
 import Testing
 import TestSupport
@@ -175,11 +176,14 @@ import TestSupport
         func text(_ samples: [Float], beamSize: Int) async throws -> String {
             let key = Key(samples: samples, beamSize: beamSize)
             if let text = texts[key] { return text }
-            let model = try WhisperModel(directory: try await TestModels.directory(for: "whisper-tiny.en"))
-            var options = TranscriptionOptions(beamSize: beamSize)
-            options.bestOf = beamSize
-            let text = try WhisperSession(model: model, maxBeams: beamSize).transcribe(samples: samples, options: options)
-                .map(\.text).joined()
+            let directory = try await TestModels.directory(for: "whisper-tiny.en")
+            // Minutes of engine work: on a dispatch thread, not the cooperative pool.
+            let text = try await offCooperativePool {
+                var options = TranscriptionOptions(beamSize: beamSize)
+                options.bestOf = beamSize
+                return try WhisperSession(model: WhisperModel(directory: directory), maxBeams: beamSize)
+                    .transcribe(samples: samples, options: options).map(\.text).joined()
+            }
             texts[key] = text
             return text
         }
