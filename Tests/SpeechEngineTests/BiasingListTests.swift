@@ -3,6 +3,7 @@ import Testing
 @testable import SpeechEngine
 import SpeechEvaluation
 import TestSupport
+import SpeechAudio
 
 /// Biasing lists as users write them, through the real tokenizer and decoder (whisper-tiny.en, JFK): punctuation,
 /// digits, non-Latin letters and a 10,000-phrase list build a trie without trapping and leave a clip that holds none

@@ -3,6 +3,7 @@ import Testing
 @testable import SpeechEngine
 import SpeechEvaluation
 import TestSupport
+import SpeechAudio
 
 /// Issue 13: int8 and bf16 products against float32 on the corpus's English clips (tiny.en, greedy with fallback),
 /// the same at oneDNN's AVX2 kernels (`whisper-bench` run with `ONEDNN_MAX_CPU_ISA=AVX2`), and models stored as

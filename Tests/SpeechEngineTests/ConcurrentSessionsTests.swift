@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 @testable import SpeechEngine
 import TestSupport
+import SpeechAudio
 
 /// Sessions share their model's weights and its products' oneDNN primitives: a session's output must not depend on
 /// what another session does with the same model at the same time (as a live stream and a file transcription do in
@@ -35,7 +36,9 @@ struct ConcurrentSessionsTests {
         let clips = try ["1221-135766-0001", "1995-1837-0001"].map { try WAV.read(try #require(Corpus.item($0)).wav16kURL) }
         // Two sessions on each model: the same products' primitives run from two threads at once.
         let jobs = models.flatMap { model in clips.map { (model, $0) } }
-        let alone = try jobs.map { try Self.windows($0.1, session: WhisperSession(model: $0.0)) }
+        let alone = try await offCooperativePool {
+            try jobs.map { try Self.windows($0.1, session: WhisperSession(model: $0.0)) }
+        }
         // Each job on a thread of its own, its products split over the model's threads as in a live stream.
         let together = try await offCooperativePool {
             let results = Mutex<[Int: Result<[[Int]], any Error>]>([:])

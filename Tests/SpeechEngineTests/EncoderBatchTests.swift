@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import SpeechEngine
 import TestSupport
+import SpeechAudio
 
 /// Batched encoding changes no bit: each window of a batch encodes to exactly what it does alone (on this machine's
 /// product kernels, at the default and the int8 compute type), and long-form transcription gives the same segments,

@@ -3,6 +3,7 @@ import Testing
 @testable import SpeechEngine
 import SpeechEvaluation
 import TestSupport
+import SpeechAudio
 
 /// Issue 4's correctness bar against faster-whisper, run on the same model directory and audio
 /// (`Reference`, computed at test time and cached under `.build/reference`).

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import SpeechEngine
 import TestSupport
+import SpeechAudio
 
 /// The detection-only load of whisper-base (`LanguageDetectionModel`: the encoder, one decoder step in half
 /// precision, the language tokens' rows): the whole model's answers, and the same typed errors for damaged files.

@@ -46,11 +46,3 @@ enum WAV {
         return []
     }
 }
-
-/// Runs `work` (seconds to minutes of engine work) on a dispatch thread. Swift's cooperative pool has one thread per
-/// core, and the suites running beside this one need them: a starved pool delays their timers and cancellations.
-func offCooperativePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
-    }
-}

@@ -3,6 +3,7 @@ import Testing
 @testable import SpeechEngine
 import SpeechEvaluation
 import TestSupport
+import SpeechAudio
 
 /// Transcription of real recordings with whisper-tiny.en: accuracy, times, long-form seeking.
 @Suite("Transcription", .serialized)
