@@ -1,8 +1,9 @@
-// Live microphone latency, as a user of `openspeech listen` meets it. Usage: live-bench [MAX_CLIPS] [fast]
+// Live microphone latency, as a user of `openspeech listen` meets it. Usage: live-bench [MAX_CLIPS] [fast] [all]
 // (or `live-bench finals [SUBSETS]`: the finals' WER against file mode over many clips, FinalsFeed.swift;
 // `live-bench hour [MINUTES]`: memory over a long stream, HourFeed.swift; `live-bench window`: the cost of one
 // decoding of the window, full and shortened, and `live-bench window-text` the words, WindowProfile.swift)
-// (`fast`: the transcriber also reports `.fastResults`, a decoding step every 0.5 s instead of 1 s.)
+// (`fast`: the transcriber also reports `.fastResults`, a decoding step every 0.5 s instead of 1 s; `all`: the clips of
+// every English subset, ls-other and the noisy calls too.)
 // A PulseAudio daemon of its own with a virtual microphone (TestSupport.PulseAudioDaemon); English corpus clips
 // (ls-clean, jfk, other; at most MAX_CLIPS, default 12) played into it in real time, 1.5 s apart, captured by
 // AVAudioEngine (tap at 16 kHz mono) into one SpeechAnalyzer session with a volatile SpeechTranscriber (word
@@ -20,7 +21,8 @@ setenv("OPENSPEECH_HOME", TestModels.home.path, 1)
 let tinyEnglish = try await TestModels.directory(for: "whisper-tiny.en")
 _ = try await TestModels.directory(for: "silero-vad")
 let limit = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 12
-let clips = Corpus.items.filter { $0.language == "en" && ["ls-clean", "jfk", "other"].contains($0.subset) && $0.durationSeconds < 20 }
+let subsets = CommandLine.arguments.contains("all") ? ["ls-clean", "ls-other", "noisy", "jfk", "other"] : ["ls-clean", "jfk", "other"]
+let clips = Corpus.items.filter { $0.language == "en" && subsets.contains($0.subset) && $0.durationSeconds < 20 }
     .prefix(limit)
 let english = Locale(identifier: "en-US")
 if CommandLine.arguments.dropFirst().first == "hour" {  // live-bench hour [MINUTES]: see HourFeed.swift

@@ -341,6 +341,8 @@ public struct FileTranscriber: Sendable {
                 _ = try await analyzer.analyzeSequence(Self.inputs(samples))
                 fed = (Int64(samples.count), nil)
             }
+            // Cancelled while the audio was read: no final decoding (for a short file, all of its decoding).
+            try Task.checkCancellation()
             try await analyzer.finalizeAndFinishThroughEndOfInput()
             try Task.checkCancellation()
         } catch {
