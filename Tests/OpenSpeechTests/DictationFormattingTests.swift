@@ -42,4 +42,16 @@ import Testing
         #expect(RepetitionGuard.cut(words: nil, text: fine).text == fine)
         #expect(RepetitionGuard.keptIndices([" so", " so", " so", " so", " so", " yes"]) == [0, 5])
     }
+
+    /// What live transcription checks before its committed text becomes the model's prompt: the loop one live run
+    /// committed (across pieces of text, as finals come) is found; ordinary repetition is not.
+    @Test func promptLoopsAreFound() {
+        let committed = [" And so my fellow Americans.", " asked not to pay for the money", " to pay for the money",
+                         " to pay the money", " your country", " can do for you.", " ask what you can", " the money to pay"]
+        #expect(!RepetitionGuard.hasLoop(committed.prefix(7).joined()))
+        #expect(RepetitionGuard.hasLoop(committed.joined()))
+        #expect(RepetitionGuard.hasLoop(" Thank you. Thank you. Thank you."))
+        #expect(!RepetitionGuard.hasLoop(" I had had enough, very very tired. Ask not what your country can do for you, ask what you can do for your country."))
+        #expect(!RepetitionGuard.hasLoop(""))
+    }
 }

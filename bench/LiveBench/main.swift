@@ -3,7 +3,8 @@
 // `live-bench hour [MINUTES]`: memory over a long stream, HourFeed.swift; `live-bench window`: the cost of one
 // decoding of the window, full and shortened, and `live-bench window-text` the words, WindowProfile.swift)
 // (`fast`: the transcriber also reports `.fastResults`, a decoding step every 0.5 s instead of 1 s; `all`: the clips of
-// every English subset, ls-other and the noisy calls too.)
+// every English subset, ls-other and the noisy calls too; LIVE_BENCH_TEXTS=FILE writes each clip's file-mode text and
+// live finals.)
 // A PulseAudio daemon of its own with a virtual microphone (TestSupport.PulseAudioDaemon); English corpus clips
 // (ls-clean, jfk, other; at most MAX_CLIPS, default 12) played into it in real time, 1.5 s apart, captured by
 // AVAudioEngine (tap at 16 kHz mono) into one SpeechAnalyzer session with a volatile SpeechTranscriber (word
@@ -173,6 +174,11 @@ var fileErrors = ErrorCounts(), liveErrors = ErrorCounts()
 for (index, clip) in clips.enumerated() {
     fileErrors = fileErrors + WordErrorRate.score(reference: clip.transcript, hypothesis: fileTexts[index], language: "en")
     liveErrors = liveErrors + WordErrorRate.score(reference: clip.transcript, hypothesis: liveTexts[index], language: "en")
+}
+// LIVE_BENCH_TEXTS=FILE: each clip's id, file-mode text and live finals, tab-separated, to see where they differ.
+if let path = ProcessInfo.processInfo.environment["LIVE_BENCH_TEXTS"] {
+    let lines = clips.indices.map { "\(clips[$0].id)\t\(fileTexts[$0])\t\(liveTexts[$0])\n" }
+    try lines.joined().write(toFile: path, atomically: true, encoding: .utf8)
 }
 let audioSeconds = clips.map(\.durationSeconds).reduce(0, +)
 print("live-bench: whisper-tiny.en, \(fast ? "volatile + fastResults" : "volatile"), detector on")

@@ -20,6 +20,23 @@ enum RepetitionGuard {
         return (words, kept.map { tokens[$0] }.joined())
     }
 
+    /// Whether `text` holds a repetition loop that `cut` would shorten, or its last `window` words hold a run of four
+    /// words three times, in a row or not: a decoder that lost its place and copies itself ("to pay for the money to
+    /// pay for the money to pay the money"), which text arriving in pieces shows before it loops exactly.
+    static func hasLoop(_ text: String, window: Int = 60) -> Bool {
+        let tokens = tokenize(text)
+        if keptIndices(tokens).count < tokens.count { return true }
+        let keys = tokens.suffix(window).map { $0.lowercased().filter { $0.isLetter || $0.isNumber } }.filter { !$0.isEmpty }
+        guard keys.count >= 12 else { return false }
+        var counts: [String: Int] = [:]
+        for start in 0...(keys.count - 4) {
+            let run = keys[start..<(start + 4)].joined(separator: " ")
+            counts[run, default: 0] += 1
+            if counts[run]! >= 3 { return true }
+        }
+        return false
+    }
+
     /// Indices of the tokens to keep: all but the second and later occurrences of each loop.
     static func keptIndices(_ tokens: [String]) -> [Int] {
         let keys = tokens.map { $0.lowercased().filter { $0.isLetter || $0.isNumber } }

@@ -439,7 +439,12 @@ actor TranscriptionProcessor: ModuleProcessor {
         context.append(buffer[..<drop], endingAt: bufferStart + Int64(drop), words: words)
         dropBuffered(drop)
         schedule.restart(at: bufferStart)
-        promptText = (promptText + words.map(\.word).joined()).suffix(2_000).description
+        // Committed text that loops ("to pay the money to pay the money ...", which a live run committed) is not given
+        // to the model as what was said before: every later decoding would copy it (that run carried it across five
+        // clips). The prompt starts again empty, as Whisper resets its prompt after a window decoded at a high
+        // temperature.
+        let prompt = promptText + words.map(\.word).joined()
+        promptText = RepetitionGuard.hasLoop(prompt) ? "" : prompt.suffix(2_000).description
     }
 
     /// Moves the first `count` buffered samples out of the window, advancing `bufferStart` past them.
