@@ -51,7 +51,8 @@ import Testing
         #expect(!RepetitionGuard.hasLoop(committed.prefix(7).joined()))
         #expect(RepetitionGuard.hasLoop(committed.joined()))
         #expect(RepetitionGuard.hasLoop(" Thank you. Thank you. Thank you."))
-        #expect(!RepetitionGuard.hasLoop(" I had had enough, very very tired. Ask not what your country can do for you, ask what you can do for your country."))
+        #expect(!RepetitionGuard.hasLoop(" I had had enough, very very tired. Ask not what your country can do for you, "
+            + "ask what you can do for your country."))
         #expect(!RepetitionGuard.hasLoop(""))
     }
 }

@@ -22,7 +22,8 @@ setenv("OPENSPEECH_HOME", TestModels.home.path, 1)
 let tinyEnglish = try await TestModels.directory(for: "whisper-tiny.en")
 _ = try await TestModels.directory(for: "silero-vad")
 let limit = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 12
-let subsets = CommandLine.arguments.contains("all") ? ["ls-clean", "ls-other", "noisy", "jfk", "other"] : ["ls-clean", "jfk", "other"]
+let subsets = CommandLine.arguments.contains("all")
+    ? ["ls-clean", "ls-other", "noisy", "jfk", "other"] : ["ls-clean", "jfk", "other"]
 let clips = Corpus.items.filter { $0.language == "en" && subsets.contains($0.subset) && $0.durationSeconds < 20 }
     .prefix(limit)
 let english = Locale(identifier: "en-US")
