@@ -26,20 +26,25 @@ enum RepetitionGuard {
     static func hasLoop(_ text: String, window: Int = 60) -> Bool {
         let tokens = tokenize(text)
         if keptIndices(tokens).count < tokens.count { return true }
-        let keys = tokens.suffix(window).map { $0.lowercased().filter { $0.isLetter || $0.isNumber } }.filter { !$0.isEmpty }
+        let keys = tokens.suffix(window).map(key).filter { !$0.isEmpty }
         guard keys.count >= 12 else { return false }
-        var counts: [String: Int] = [:]
+        var counts: [ArraySlice<String>: Int] = [:]
         for start in 0...(keys.count - 4) {
-            let run = keys[start..<(start + 4)].joined(separator: " ")
-            counts[run, default: 0] += 1
-            if counts[run]! >= 3 { return true }
+            let seen = counts[keys[start..<(start + 4)], default: 0] + 1
+            if seen >= 3 { return true }
+            counts[keys[start..<(start + 4)]] = seen
         }
         return false
     }
 
+    /// A word as loops are compared: lowercase letters and digits only.
+    private static func key(_ token: String) -> String {
+        token.lowercased().filter { $0.isLetter || $0.isNumber }
+    }
+
     /// Indices of the tokens to keep: all but the second and later occurrences of each loop.
     static func keptIndices(_ tokens: [String]) -> [Int] {
-        let keys = tokens.map { $0.lowercased().filter { $0.isLetter || $0.isNumber } }
+        let keys = tokens.map(key)
         var keep = [Bool](repeating: true, count: keys.count)
         var index = 0
         while index < keys.count {
