@@ -14,8 +14,8 @@ import TestSupport
     }
 
     @Test("alone it reports each sentence within 0.25 s of its boundaries, and results tile the timeline",
-          arguments: [SpeechDetector.DetectionOptions.SensitivityLevel.medium, .high])
-    func regionsAlone(level: SpeechDetector.DetectionOptions.SensitivityLevel) async throws {
+          arguments: [SpeechDetector.SensitivityLevel.medium, .high])
+    func regionsAlone(level: SpeechDetector.SensitivityLevel) async throws {
         try await GatingAudio.ready()
         let (samples, placed) = try GatingAudio.mix()
         let results = try await Self.detect(samples, SpeechDetector(detectionOptions: .init(sensitivityLevel: level),

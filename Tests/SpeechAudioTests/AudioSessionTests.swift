@@ -1,5 +1,6 @@
 import Foundation
 import SpeechAudio
+import Synchronization
 import Testing
 
 /// `AVAudioSession` and `AVAudioApplication` as iOS code uses them (seed 003's permission request and session set-up),
@@ -45,6 +46,32 @@ import Testing
         try session.setCategory(.playAndRecord)
         #expect(session.category == .playAndRecord)
         try session.setActive(false, options: .notifyOthersOnDeactivation)
+    }
+
+    @Test("an app's interruption observer reads the notification's keys as on iOS; iOS 26's option names are taken")
+    func interruptionObserver() throws {
+        // As apps observe interruptions (OpenSpeech itself never posts one: the sound server mixes every client).
+        let interruptions = Mutex<[AVAudioSession.InterruptionType]>([])
+        let observer = NotificationCenter.default.addObserver(forName: AVAudioSession.interruptionNotification,
+                                                              object: nil, queue: nil) { note in
+            guard let raw = note.userInfo?[AVAudioSessionInterruptionTypeKey] as? UInt,
+                  let type = AVAudioSession.InterruptionType(rawValue: raw) else { return }
+            let options = (note.userInfo?[AVAudioSessionInterruptionOptionKey] as? UInt)
+                .map(AVAudioSession.InterruptionOptions.init(rawValue:)) ?? []
+            if type == .began || options.contains(.shouldResume) { interruptions.withLock { $0.append(type) } }
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        NotificationCenter.default.post(name: AVAudioSession.interruptionNotification, object: nil, userInfo: [
+            AVAudioSessionInterruptionTypeKey: AVAudioSession.InterruptionType.ended.rawValue,
+            AVAudioSessionInterruptionOptionKey: AVAudioSession.InterruptionOptions.shouldResume.rawValue,
+        ])
+        #expect(interruptions.withLock { $0 } == [.ended])
+
+        let session = AVAudioSession.sharedInstance()
+        try session.setCategory(.record, mode: .measurement, options: [.duckOthers, .allowBluetoothHFP])
+        #expect(session.categoryOptions.contains(.allowBluetooth))
+        try session.setAllowHapticsAndSystemSoundsDuringRecording(true)
+        #expect(session.allowHapticsAndSystemSoundsDuringRecording)
     }
 
     @Test("AVAudioTime: sample and host times, extrapolation from an anchor")

@@ -72,7 +72,9 @@ let daemon = try PulseAudioDaemon()
 setenv("PULSE_SERVER", daemon.serverAddress, 1)
 defer { daemon.stop() }
 
-struct Arrival { var host: UInt64; var isFinal: Bool; var words: [(String, Double, Double)]; var text: String }
+/// A result as it arrived: its normalized timed words (for the delays) and its runs' own text with their times (for the
+/// finals' text, each run given to the clip it was heard in).
+struct Arrival { var host: UInt64; var isFinal: Bool; var words: [(String, Double, Double)]; var runs: [(String, Double?)] }
 let arrivals = Mutex<[Arrival]>([])
 let captured = Mutex<(samples: [Float], anchors: [(Int, UInt64)])>(([], []))
 
@@ -93,7 +95,10 @@ let collector = Task {
             let word = normalized(String(result.text[run.range].characters))
             return word.isEmpty ? nil : (word, range.start.seconds, range.end.seconds)
         }
-        arrivals.withLock { $0.append(Arrival(host: host, isFinal: result.isFinal, words: words, text: String(result.text.characters))) }
+        let runs = result.text.runs.map { run in
+            (String(result.text[run.range].characters), run.audioTimeRange.map { ($0.start.seconds + $0.end.seconds) / 2 })
+        }
+        arrivals.withLock { $0.append(Arrival(host: host, isFinal: result.isFinal, words: words, runs: runs)) }
     }
 }
 let (stream, continuation) = AsyncStream<AnalyzerInput>.makeStream()
@@ -145,19 +150,29 @@ func sample(atHost host: UInt64) -> Int {
     return anchor.0 + max(0, Int(Double(Int64(host) - Int64(anchor.1)) / 1e9 * 16_000))
 }
 var volatileDelays: [Double] = [], finalDelays: [Double] = [], missedVolatile = 0, missedFinal = 0
-var liveTexts: [String] = Array(repeating: "", count: clips.count)
 let allArrivals = arrivals.withLock { $0 }
+var shifts: [Double?] = []  // clip time + shift = analyzer time
 for (index, clip) in clips.enumerated() {
     let audio = try MonoAudio.load(contentsOf: clip.wav16kURL)
-    guard let clipOnset = audio.firstIndex(where: { abs($0) > 1e-3 }) else { continue }
     let searchFrom = max(0, sample(atHost: playStarts[index]) - 1_600)
-    guard let onset = samples[searchFrom...].firstIndex(where: { abs($0) > 1e-3 }) else { continue }
-    let shift = Double(onset - clipOnset) / 16_000  // clip time + shift = analyzer time
-    let clipEnd = shift + Double(audio.count) / 16_000
-    liveTexts[index] = allArrivals.filter { $0.isFinal }.filter { arrival in
-        guard let first = arrival.words.first else { return false }
-        return first.1 >= shift - 0.5 && first.1 < clipEnd + 0.5
-    }.map(\.text).joined(separator: " ")
+    guard let clipOnset = audio.firstIndex(where: { abs($0) > 1e-3 }),
+          let onset = samples[searchFrom...].firstIndex(where: { abs($0) > 1e-3 }) else { shifts.append(nil); continue }
+    shifts.append(Double(onset - clipOnset) / 16_000)
+}
+// The finals' text of each clip: every run goes to the last clip that began (less 0.75 s, half the silence between
+// clips) before the middle of the run's time range, so a final that ends one clip and begins the next is split
+// between them; untimed runs (spaces, punctuation) follow the run before.
+var liveTexts: [String] = Array(repeating: "", count: clips.count)
+var clipOfRun = 0
+for arrival in allArrivals where arrival.isFinal {
+    for (text, middle) in arrival.runs {
+        if let middle { clipOfRun = shifts.lastIndex { $0.map { $0 - 0.75 <= middle } ?? false } ?? 0 }
+        liveTexts[clipOfRun] += text
+    }
+    liveTexts[clipOfRun] += " "
+}
+for index in clips.indices {
+    guard let shift = shifts[index] else { continue }
     for word in fileWords[index] {
         let name = normalized(word.word), start = word.start + shift, end = word.end + shift
         let heardAt = hostTime(atSample: Int(end * 16_000))

@@ -17,6 +17,7 @@ public final class AVAudioSession: Sendable {
         var preferredInput: AVAudioSessionPortDescription?
         var preferredSampleRate: Double = 0
         var preferredIOBufferDuration: TimeInterval = 0
+        var allowHapticsDuringRecording = false
     }
 
     private init() {}
@@ -220,6 +221,14 @@ public final class AVAudioSession: Sendable {
     }
     /// The buffer duration last asked for with `setPreferredIOBufferDuration(_:)`; 0 until then.
     public var preferredIOBufferDuration: TimeInterval { state.withLock { $0.preferredIOBufferDuration } }
+
+    /// Whether haptics and system sounds play while recording: recorded only on Linux, false until set.
+    public var allowHapticsAndSystemSoundsDuringRecording: Bool { state.withLock { $0.allowHapticsDuringRecording } }
+
+    /// Records whether haptics and system sounds play while recording (it changes nothing on Linux).
+    public func setAllowHapticsAndSystemSoundsDuringRecording(_ inValue: Bool) throws {
+        state.withLock { $0.allowHapticsDuringRecording = inValue }
+    }
 }
 
 /// The ports of an audio route, as on iOS.

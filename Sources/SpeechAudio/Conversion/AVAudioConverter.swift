@@ -118,6 +118,8 @@ public final class AVAudioConverter: Sendable {
     }
 
     /// Fills `outputBuffer` (up to its capacity) with converted audio, pulling input from `inputBlock` as needed.
+    /// The status may be ignored, as Apple's (an Objective-C method) may.
+    @discardableResult
     public func convert(to outputBuffer: AVAudioPCMBuffer, error outError: UnsafeMutablePointer<NSError?>?,
                         withInputFrom inputBlock: AVAudioConverterInputBlock) -> AVAudioConverterOutputStatus {
         do {
