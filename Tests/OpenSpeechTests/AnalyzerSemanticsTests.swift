@@ -74,6 +74,9 @@ import TestSupport
         await expectSpeechError(.moduleOutputFailed) {
             _ = try await analyzer.analyzeSequence(from: AVAudioFile(forReading: Self.clip.originalURL))
         }
+        // Finalizing or finishing again does nothing (apps do after `finishAfterFile: true`).
+        try await analyzer.finalizeAndFinishThroughEndOfInput()
+        try await analyzer.finalize(through: nil)
     }
 
     @Test func missingModelIsNoModel() async throws {

@@ -26,6 +26,17 @@ import TestSupport
         #expect(Self.wer(output, clip) < 0.15, "\(output)")
     }
 
+    @Test("a tool that exits while the recognition still runs exits cleanly (the engine's work ends before the process)")
+    func exitWhileRecognizing() async throws {
+        try await GatingAudio.ready()
+        let chapter = try #require(TestEnvironment.clips("longform").first)
+        for _ in 0..<3 {
+            let (status, output) = try await Self.run("legacy-cli", ["exit-early", chapter.originalURL.path])
+            #expect(status == 0, "\(output)")
+            #expect(!output.isEmpty)
+        }
+    }
+
     @Test("a command-line tool given a missing file: an error naming it, exit status 1")
     func commandLineToolError() async throws {
         try await GatingAudio.ready()

@@ -58,7 +58,11 @@ import Testing
     @Test func supportedLocalesIncludeRegionsAndEquivalents() throws {
         let resolver = LocaleModelResolver(catalog: .builtIn)
         let identifiers = Set(resolver.supportedLocales.map { $0.identifier(.bcp47) })
-        #expect(identifiers.isSuperset(of: ["en", "en-US", "en-GB", "fr-FR", "de-DE", "pt-BR"]))
+        #expect(identifiers.isSuperset(of: ["en", "en-US", "en-GB", "fr-FR", "de-DE", "pt-BR", "zh-CN", "zh-TW"]))
+        // Chinese by region, as apps ask for it (the system lists zh-Hans-CN, zh-Hant-TW).
+        for region in ["zh-CN", "zh-TW", "zh-HK"] {
+            #expect(resolver.supportedLocale(equivalentTo: Locale(identifier: region))?.identifier(.bcp47) == region)
+        }
         #expect(!identifiers.contains { $0.hasPrefix("tlh") })
         // Exact match.
         #expect(resolver.supportedLocale(equivalentTo: Locale(identifier: "fr-CA"))?.identifier(.bcp47) == "fr-CA")

@@ -161,7 +161,7 @@ public final actor SpeechAnalyzer {
 
     /// Makes results final through `time` (all audio received if nil), waiting for that audio to arrive.
     public func finalize(through time: CMTime?) async throws {
-        try checkOpen()
+        if try hasFinished() { return }
         let target = try time.map(sample(of:))
         try await waitForInput(through: target)
         try await finalizeModules(through: target)
@@ -178,9 +178,9 @@ public final actor SpeechAnalyzer {
         Task(priority: options.priority) { await self.finishNow() }
     }
 
-    /// Waits for the current input to end, finalizes everything, and finishes.
+    /// Waits for the current input to end, finalizes everything, and finishes. Does nothing once finished.
     public func finalizeAndFinishThroughEndOfInput() async throws {
-        try checkOpen()
+        if try hasFinished() { return }
         try await waitForInput(through: nil)
         try await finalizeModules(through: nil)
         await finishSession(error: nil)
@@ -188,7 +188,7 @@ public final actor SpeechAnalyzer {
 
     /// Waits for audio through `time`, finalizes through it, and finishes.
     public func finalizeAndFinish(through time: CMTime) async throws {
-        try checkOpen()
+        if try hasFinished() { return }
         let target = try sample(of: time)
         try await waitForInput(through: target)
         try await finalizeModules(through: target)
@@ -379,6 +379,14 @@ public final actor SpeechAnalyzer {
         inputTask?.cancel()
         for module in modules { await Self.processor(of: module)?.finish(throwing: error) }
         resumeWaiters()
+    }
+
+    /// Whether the session has finished; throws the error that ended it, if one did. Finalizing or finishing a
+    /// finished session does nothing, as apps expect after `finishAfterFile: true` (they call
+    /// `finalizeAndFinishThroughEndOfInput()` again before reading their results).
+    private func hasFinished() throws -> Bool {
+        if let failure { throw failure }
+        return finished
     }
 
     private func checkOpen() throws {

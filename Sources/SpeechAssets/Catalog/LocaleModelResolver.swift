@@ -87,10 +87,12 @@ public struct LocaleModelResolver: Sendable {
         var identifiers = Set(codes)
         for identifier in Locale.availableIdentifiers {
             guard let code = languagePart(identifier), codes.contains(code) else { continue }
-            // Keep language, language_Region and language_Script_Region; skip variants and keywords.
+            // Keep language, language_Region and language_Script_Region; skip variants and keywords. A script's
+            // region is also listed alone (zh_Hans_CN as zh_CN too: the identifier apps use, and Apple lists).
             let parts = identifier.split(separator: "_")
             guard parts.count <= 3, !identifier.contains("@") else { continue }
             identifiers.insert(identifier)
+            if parts.count == 3, parts[1].count == 4 { identifiers.insert("\(parts[0])_\(parts[2])") }
         }
         var seen = Set<String>()
         return identifiers.sorted().map { Locale(identifier: $0) }.filter { seen.insert(key($0)).inserted }

@@ -41,6 +41,7 @@ enum BLAS {
         OneDNN.check(dnnl_sgemm(CChar(UInt8(ascii: "N")), CChar(UInt8(ascii: transposeB ? "T" : "N")),
                                 Int64(m), Int64(n), Int64(k), alpha, a, Int64(lda), b, Int64(ldb), beta, c, Int64(ldc)),
                      "multiplying a \(m)×\(k) by a \(k)×\(n) matrix")
+        EngineWork.didUse(.product)
     }
     #endif
 

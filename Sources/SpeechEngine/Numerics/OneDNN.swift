@@ -87,6 +87,7 @@ enum OneDNN {
         defer { dnnl_primitive_desc_destroy(pd) }
         var primitive: dnnl_primitive_t?
         check(dnnl_primitive_create(&primitive, pd), "creating a weight reorder")
+        EngineWork.didUse(.primitive)
         defer { dnnl_primitive_destroy(primitive) }
         let input = memory(from, UnsafeMutableRawPointer(mutating: source)), output = memory(to, target)
         defer { dnnl_memory_destroy(input); dnnl_memory_destroy(output) }

@@ -411,6 +411,7 @@ private final class Product: @unchecked Sendable {
         defer { dnnl_primitive_desc_destroy(pd) }
         var primitive: dnnl_primitive_t?
         OneDNN.check(dnnl_primitive_create(&primitive, pd), "creating a matmul")
+        EngineWork.didUse(.primitive)
         self.primitive = primitive!
         sourceLayout = dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0)!.pointee
         destinationLayout = dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0)!.pointee

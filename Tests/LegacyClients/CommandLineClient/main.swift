@@ -5,11 +5,12 @@
 //   legacy-cli semaphore FILE    results on a queue of its own; the main thread waits on a semaphore
 //   legacy-cli poll FILE         the main thread runs its run loop in slices until a flag is set
 //   legacy-cli dispatch FILE     results on the main queue; the main thread calls dispatchMain()
+//   legacy-cli exit-early FILE   prints the first partial result and exits at once, the recognition still running
 import OpenSpeech
 
 let arguments = CommandLine.arguments
-guard arguments.count == 3, ["runloop", "semaphore", "poll", "dispatch"].contains(arguments[1]) else {
-    fputs("usage: legacy-cli runloop|semaphore|poll|dispatch FILE\n", stderr)
+guard arguments.count == 3, ["runloop", "semaphore", "poll", "dispatch", "exit-early"].contains(arguments[1]) else {
+    fputs("usage: legacy-cli runloop|semaphore|poll|dispatch|exit-early FILE\n", stderr)
     exit(2)
 }
 let mode = arguments[1]
@@ -25,7 +26,7 @@ guard let recognizer = SFSpeechRecognizer(locale: Locale(identifier: "en-US")), 
 }
 
 let request = SFSpeechURLRecognitionRequest(url: url)
-request.shouldReportPartialResults = false
+request.shouldReportPartialResults = mode == "exit-early"
 request.addsPunctuation = true
 
 var transcript: String?
@@ -74,6 +75,16 @@ case "poll":
     }
     precondition(task.state == .completed)
     report()
+case "exit-early":
+    recognizer.recognitionTask(with: request) { result, error in
+        if let result {
+            print(result.bestTranscription.formattedString)
+            exit(0)
+        }
+        handle(result, error)
+        if done { report() }
+    }
+    RunLoop.main.run()
 default:
     recognizer.recognitionTask(with: request) { result, error in
         handle(result, error)
