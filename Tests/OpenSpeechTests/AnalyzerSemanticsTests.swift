@@ -1,5 +1,6 @@
 import Foundation
 import OpenSpeech
+import Synchronization
 import Testing
 import TestSupport
 
@@ -77,6 +78,27 @@ import TestSupport
         // Finalizing or finishing again does nothing (apps do after `finishAfterFile: true`).
         try await analyzer.finalizeAndFinishThroughEndOfInput()
         try await analyzer.finalize(through: nil)
+    }
+
+    @Test("volatileRange's start follows the finals as they come, before any finalize, and never goes back")
+    func volatileRangeFollowsFinals() async throws {
+        try await TestEnvironment.ready()
+        let transcriber = SpeechTranscriber(locale: TestEnvironment.english, transcriptionOptions: [],
+                                            reportingOptions: [.volatileResults], attributeOptions: [])
+        let starts = Mutex<[Double]>([])
+        let analyzer = SpeechAnalyzer(modules: [transcriber])
+        await analyzer.setVolatileRangeChangedHandler { range, startChanged, _ in
+            if startChanged { starts.withLock { $0.append(range.start.seconds) } }
+        }
+        let collector = Task { for try await _ in transcriber.results {} }
+        let jfk = try #require(Corpus.item("jfk"))
+        _ = try await analyzer.analyzeSequence(from: AVAudioFile(forReading: jfk.originalURL))
+        let duringAnalysis = starts.withLock { $0 }
+        #expect(duringAnalysis.contains { $0 > 2 }, "\(duringAnalysis)")
+        try await analyzer.finalizeAndFinishThroughEndOfInput()
+        try await collector.value
+        let all = starts.withLock { $0 }
+        #expect(all == all.sorted() && abs((all.last ?? 0) - jfk.durationSeconds) < 0.01, "\(all)")
     }
 
     @Test func missingModelIsNoModel() async throws {

@@ -326,10 +326,15 @@ public final actor SpeechAnalyzer {
             throw SFSpeechError(.unexpectedAudioFormat, "The audio contains a sample that is not a finite number "
                 + "(\(bad)). Check the code that fills the buffers.")
         }
-        for module in processingOrder { try await Self.processor(of: module)?.append(samples, at: start) }
+        var finalThrough: Int64?
+        for module in processingOrder {
+            guard let processor = Self.processor(of: module) else { continue }
+            try await processor.append(samples, at: start)
+            if let through = await processor.resultsFinalThrough { finalThrough = min(finalThrough ?? through, through) }
+        }
         nextSample = max(nextSample, start + Int64(samples.count))
         resumeWaiters()
-        updateVolatileRange()
+        updateVolatileRange(finalizedThrough: finalThrough)
     }
 
     // MARK: Session state

@@ -61,6 +61,8 @@ actor SpeechDetectorProcessor: ModuleProcessor {
 
     func cancel(before start: Int64) async {}
 
+    var resultsFinalThrough: Int64? { reportResults ? reportedThrough : nil }
+
     func setContext(_ context: AnalysisContext) async {}
 
     func finish(throwing error: (any Error)?) async {

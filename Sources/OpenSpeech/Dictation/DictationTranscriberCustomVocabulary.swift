@@ -39,6 +39,8 @@ actor CustomVocabularyProcessor: ModuleProcessor {
         try await transcription.append(samples, at: start)
     }
 
+    var resultsFinalThrough: Int64? { get async { await transcription.resultsFinalThrough } }
+
     func finalize(through end: Int64?) async throws {
         try await transcription.finalize(through: end)
     }

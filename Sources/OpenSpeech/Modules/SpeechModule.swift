@@ -60,6 +60,9 @@ protocol ModuleProcessor: Actor {
     func setContext(_ context: AnalysisContext) async
     /// Ends the module's results, with an error if the session failed; releases models.
     func finish(throwing error: (any Error)?) async
+    /// The timeline sample through which this module's results are final (what the analyzer's `volatileRange` starts
+    /// at); nil for a module that delivers no results.
+    var resultsFinalThrough: Int64? { get async }
     /// The speech regions this module finds for the analyzer's other modules (a detector's); nil for others. The
     /// analyzer gives such modules audio first.
     nonisolated var publishedSpeechRegions: SpeechRegionLog? { get }
@@ -68,6 +71,7 @@ protocol ModuleProcessor: Actor {
 }
 
 extension ModuleProcessor {
+    var resultsFinalThrough: Int64? { nil }
     nonisolated var publishedSpeechRegions: SpeechRegionLog? { nil }
     func follow(speechRegions: SpeechRegionLog?) async {}
 }

@@ -82,6 +82,8 @@ actor TranscriptionProcessor: ModuleProcessor {
     private var context = WindowContext()
     /// Results are final up to this timeline sample.
     private var finalizedThrough: Int64 = 0
+    /// The end of the last final result of final-only transcription.
+    private var finalSegmentsThrough: Int64 = 0
     /// The end of the last speech region of the detector whose words were committed at its pause (`PauseCommit`).
     private var pauseCommittedThrough: Int64 = 0
     /// When the window is decoded: agreement decodings on the audio's schedule, previews when keeping up.
@@ -270,6 +272,8 @@ actor TranscriptionProcessor: ModuleProcessor {
         }
     }
 
+    var resultsFinalThrough: Int64? { max(finalizedThrough, finalSegmentsThrough) }
+
     // MARK: Final-only transcription
 
     /// The final-only stream, started at `start` if there is none.
@@ -289,6 +293,7 @@ actor TranscriptionProcessor: ModuleProcessor {
                 result = result.marked(language: language)
             }
             output(result)
+            finalSegmentsThrough = max(finalSegmentsThrough, Int64((segment.end * Self.rate).rounded()))
             promptText = (promptText + text).suffix(2_000).description
         }
     }
