@@ -5,15 +5,20 @@ import Foundation
 /// none of them: a source that disappears ends `AVAudioEngine`'s capture with an error instead.
 extension AVAudioSession {
     /// Posted on iOS when another app or the system interrupts the session. Never posted on Linux.
-    public static let interruptionNotification = Notification.Name("AVAudioSessionInterruptionNotification")
+    public static let interruptionNotification =
+        Notification.Name("AVAudioSessionInterruptionNotification")
     /// Posted on iOS when the audio route changes (a headset plugged in). Never posted on Linux.
-    public static let routeChangeNotification = Notification.Name("AVAudioSessionRouteChangeNotification")
+    public static let routeChangeNotification =
+        Notification.Name("AVAudioSessionRouteChangeNotification")
     /// Posted on iOS when the media server stops. Never posted on Linux.
-    public static let mediaServicesWereLostNotification = Notification.Name("AVAudioSessionMediaServicesWereLostNotification")
+    public static let mediaServicesWereLostNotification =
+        Notification.Name("AVAudioSessionMediaServicesWereLostNotification")
     /// Posted on iOS when the media server restarts. Never posted on Linux.
-    public static let mediaServicesWereResetNotification = Notification.Name("AVAudioSessionMediaServicesWereResetNotification")
+    public static let mediaServicesWereResetNotification =
+        Notification.Name("AVAudioSessionMediaServicesWereResetNotification")
     /// Posted on iOS when another app's primary audio starts or stops. Never posted on Linux.
-    public static let silenceSecondaryAudioHintNotification = Notification.Name("AVAudioSessionSilenceSecondaryAudioHintNotification")
+    public static let silenceSecondaryAudioHintNotification =
+        Notification.Name("AVAudioSessionSilenceSecondaryAudioHintNotification")
 
     /// Whether an interruption began or ended (`AVAudioSessionInterruptionTypeKey`), as on iOS.
     public enum InterruptionType: UInt, Sendable {
@@ -64,7 +69,6 @@ extension AVAudioSession {
         /// The configuration of the route changed.
         case routeConfigurationChange = 8
     }
-
 }
 
 extension AVAudioSession.CategoryOptions {

@@ -36,7 +36,8 @@ package enum EngineWork {
         if finished & (finished - 1) == 0 { atexit { EngineWork.waitForRunningWork() } }
     }
 
-    /// Called after a matrix-library call returns: after the first of each kind, the exit handler is registered (again).
+    /// Called after a matrix-library call returns: after the first of each kind, the exit handler is registered
+    /// (again).
     @inline(__always) static func didUse(_ use: LibraryUse) {
         switch use {
         case .product: registerExitHandler(once: guardedAfterProduct)
