@@ -395,8 +395,7 @@ public final actor SpeechAnalyzer {
     }
 
     private func checkOpen() throws {
-        if let failure { throw failure }
-        if finished {
+        if try hasFinished() {
             throw SFSpeechError(.moduleOutputFailed, "The analysis session has finished; create a new SpeechAnalyzer.")
         }
     }
