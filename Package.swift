@@ -67,6 +67,8 @@ let package = Package(
             providers: [.apt(["libopenblas-dev"])]),
         // PulseAudio's client library (microphone capture; also PipeWire's PulseAudio server). Linux only.
         .systemLibrary(name: "CPulse", path: "Sources/CPulse", pkgConfig: "libpulse", providers: [.apt(["libpulse-dev"])]),
+        // Open Chinese Convert: Chinese transcripts written in the script of the locale (Simplified or Traditional).
+        .systemLibrary(name: "COpenCC", path: "Sources/COpenCC", pkgConfig: "opencc", providers: [.apt(["libopencc-dev"])]),
 
         // The engine's element-wise loops in C, compiled per x86 ISA level and chosen at run time (portable builds
         // run them at the CPU's vector width).
@@ -87,7 +89,10 @@ let package = Package(
             name: "SpeechEngine",
             dependencies: ["CBLAS", "CVectorKernels", .product(name: "Logging", package: "swift-log")] + oneDNN,
             swiftSettings: engineSettings),
-        .target(name: "OpenSpeech", dependencies: ["SpeechAudio", "SpeechAssets", "SpeechEngine"]),
+        .target(
+            name: "OpenSpeech",
+            dependencies: ["SpeechAudio", "SpeechAssets", "SpeechEngine",
+                           .target(name: "COpenCC", condition: .when(platforms: [.linux]))]),
     ] + appleFrameworkModules.map { .target(name: $0, dependencies: ["SpeechAudio"]) } + [
         // OpenAI's audio API over HTTP, a thin client of OpenSpeech's FileTranscriber (DESIGN.md §7).
         .target(

@@ -1,5 +1,6 @@
 import Foundation
 import OpenSpeech
+import SpeechEvaluation
 import Testing
 import TestSupport
 
@@ -107,6 +108,28 @@ struct CustomVocabularyTests {
         print("rare words recognized: \(without) of \(total) without the list, \(with) with it")
         #expect(with >= without + 3, "rare words recognized: \(without) of \(total) without the list, \(with) with it")
         #expect(typed.output == listed.output)
+    }
+
+    @Test("""
+        a contextual phrase the speaker says is written once where said, and the speech before it is kept \
+        (whisper-base without the detector wrote the phrase twice and dropped "And so my fellow Americans")
+        """)
+    func phraseSpokenIsNotCopied() async throws {
+        try await TestEnvironment.ready()
+        _ = try await TestModels.directory(for: "whisper-base")
+        let clip = try #require(Corpus.item("jfk"))
+        let phrase = "ask not what your country can do for you"
+        for detectsSpeech in [false, true] {
+            let transcript = try await FileTranscriber(
+                options: .init(locale: TestEnvironment.english, modelID: "whisper-base", detectsSpeech: detectsSpeech,
+                               contextualStrings: [phrase]),
+                store: TestModels.store).transcribe(contentsOf: clip.wav16kURL)
+            let text = transcript.text.lowercased()
+            let rate = WordErrorRate.score(reference: clip.transcript, hypothesis: transcript.text, language: "en").rate
+            #expect(text.contains("fellow americans") && text.components(separatedBy: "ask not").count == 2,
+                    "detector \(detectsSpeech): \(transcript.text)")
+            #expect(rate <= 0.1, "detector \(detectsSpeech): \(transcript.text)")
+        }
     }
 
     @Test("a vocabulary file that cannot be read, or is not UTF-8 text, is an error naming it")

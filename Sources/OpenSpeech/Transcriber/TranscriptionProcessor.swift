@@ -288,10 +288,9 @@ actor TranscriptionProcessor: ModuleProcessor {
 
     private func emit(_ segments: [Segment]) {
         for segment in segments {
-            guard case (var result, let text)? = results.final(segment) else { continue }
-            if settings.detectsLanguage, let language = segment.language ?? finalOnly?.language {
-                result = result.marked(language: language)
-            }
+            let language = settings.detectsLanguage ? segment.language ?? finalOnly?.language : nil
+            guard case (var result, let text)? = results.final(segment, language: language) else { continue }
+            if let language { result = result.marked(language: language) }
             output(result)
             finalSegmentsThrough = max(finalSegmentsThrough, Int64((segment.end * Self.rate).rounded()))
             promptText = (promptText + text).suffix(2_000).description
@@ -318,7 +317,7 @@ actor TranscriptionProcessor: ModuleProcessor {
         schedule.decoded(.preview, through: bufferStart + Int64(buffer.count))
         guard !words.isEmpty || showingVolatile else { return }
         output(results.volatile(words, start: agreement.committedEnd,
-                                end: Double(bufferStart + Int64(buffer.count)) / Self.rate))
+                                end: Double(bufferStart + Int64(buffer.count)) / Self.rate, language: liveLanguage?.language))
         showingVolatile = !words.isEmpty
     }
 
@@ -427,7 +426,8 @@ actor TranscriptionProcessor: ModuleProcessor {
         let from = Double(finalizedThrough) / Self.rate
         if let (start, end) = agreement.commit(words, from: from, through: limit),
            let (result, _) = results.final(words: words, text: words.map(\.word).joined(), start: start, end: end,
-                                           confidence: words.map(\.probability).reduce(0, +) / Double(words.count)) {
+                                           confidence: words.map(\.probability).reduce(0, +) / Double(words.count),
+                                           language: liveLanguage?.language) {
             output(liveLanguage.map { result.marked(language: $0.language) } ?? result)
             showingVolatile = false
         }
@@ -461,7 +461,8 @@ actor TranscriptionProcessor: ModuleProcessor {
     private func showVolatile() {
         guard !agreement.pending.isEmpty || showingVolatile else { return }
         let result = results.volatile(agreement.pending, start: agreement.committedEnd,
-                                      end: Double(bufferStart + Int64(buffer.count)) / Self.rate)
+                                      end: Double(bufferStart + Int64(buffer.count)) / Self.rate,
+                                      language: liveLanguage?.language)
         output(liveLanguage.map { result.marked(language: $0.language) } ?? result)
         showingVolatile = !agreement.pending.isEmpty
     }

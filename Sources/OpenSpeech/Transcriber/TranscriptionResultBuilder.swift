@@ -14,55 +14,72 @@ struct TranscriptionResultBuilder {
     /// Whether any text has been given yet (the first loses its leading space).
     private(set) var gaveText = false
 
+    /// The locale results are written for: Chinese text is converted to its script (`ChineseScript`).
+    let locale: Locale
+    /// The language of text whose caller names none: the locale's.
+    private let localeLanguage: String?
+
     init(settings: TranscriptionProcessor.Settings) {
+        locale = settings.locale
+        localeLanguage = LocaleModelResolver.whisperLanguage(of: settings.locale)
         timeRangeAttributes = settings.timeRangeAttributes
         confidence = settings.confidence
         etiquette = settings.etiquette
         alternatives = settings.alternatives
     }
 
-    /// A final result for `words` (or, without words, `text`) covering `start...end`; nil when nothing is left of the
-    /// text once repetition loops are cut. `others`: the engine's texts for it, its own first.
+    /// A final result for `words` (or, without words, `text`) in `language` (nil: the locale's) covering
+    /// `start...end`; nil when nothing is left of the text once repetition loops are cut. `others`: the engine's texts
+    /// for it, its own first. The text returned is the engine's (before any script conversion), for the next prompt.
     mutating func final(words: [Word]?, text: String, start: Double, end: Double, confidence value: Double,
-                        others: [String]? = nil, statistics: SegmentStatistics? = nil)
+                        others: [String]? = nil, statistics: SegmentStatistics? = nil, language: String? = nil)
         -> (result: SpeechTranscriber.Result, text: String)? {
         let (words, text) = RepetitionGuard.cut(words: words, text: text)
         guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }
-        let string = attributed(words: words, text: text, start: start, end: end, confidence: value)
+        let script = script(of: language)
+        let string = attributed(words: words.map { script?.convert($0) ?? $0 }, text: script?.convert(text) ?? text,
+                                start: start, end: end, confidence: value)
         let range = CMTimeRange(start: Self.time(start), end: Self.time(max(end, start)))
-        let rest = alternatives ? otherAlternatives(others, start: start, end: end) : []
+        let rest = alternatives ? otherAlternatives(others, script: script, start: start, end: end) : []
         gaveText = true
         return (SpeechTranscriber.Result(range: range, resultsFinalizationTime: range.end,
                                          alternatives: ([string] + rest).distinctTexts(), segmentStatistics: statistics), text)
     }
 
-    /// A final result for a segment of the engine.
-    mutating func final(_ segment: Segment) -> (result: SpeechTranscriber.Result, text: String)? {
+    /// A final result for a segment of the engine, in `language` (nil: the locale's).
+    mutating func final(_ segment: Segment, language: String? = nil) -> (result: SpeechTranscriber.Result, text: String)? {
         final(words: segment.words, text: segment.text, start: segment.start, end: segment.end,
               confidence: exp(segment.avgLogProb), others: segment.alternatives,
               statistics: SegmentStatistics(seek: segment.seek, tokens: segment.tokens, avgLogProb: segment.avgLogProb,
                                             compressionRatio: segment.compressionRatio,
-                                            noSpeechProb: segment.noSpeechProb, temperature: segment.temperature))
+                                            noSpeechProb: segment.noSpeechProb, temperature: segment.temperature),
+              language: language)
     }
 
-    /// A volatile result showing `words` (none: clearing what was shown) from `start` to the audio's `end`,
-    /// final through `start`.
-    func volatile(_ words: [Word], start: Double, end: Double) -> SpeechTranscriber.Result {
+    /// A volatile result showing `words` in `language` (nil: the locale's; none: clearing what was shown) from
+    /// `start` to the audio's `end`, final through `start`.
+    func volatile(_ words: [Word], start: Double, end: Double, language: String? = nil) -> SpeechTranscriber.Result {
         let startTime = Self.time(start), endTime = Self.time(end)
         let text = words.isEmpty ? AttributedString()
-            : attributed(words: words, text: nil, start: start, end: words.last!.end, confidence: nil)
+            : attributed(words: script(of: language)?.convert(words) ?? words, text: nil, start: start,
+                         end: words.last!.end, confidence: nil)
         return SpeechTranscriber.Result(range: CMTimeRange(start: startTime, end: max(endTime, startTime)),
                                         resultsFinalizationTime: startTime, alternatives: [text])
     }
 
     /// The engine's texts after the first, cleaned as the best one is, without repetition loops or blanks: plain
     /// text, with the result's time range over all of it when asked (the words' times are the best one's only).
-    private func otherAlternatives(_ texts: [String]?, start: Double, end: Double) -> [AttributedString] {
+    private func otherAlternatives(_ texts: [String]?, script: ChineseScript?, start: Double, end: Double) -> [AttributedString] {
         (texts ?? []).dropFirst().compactMap { text in
             let text = RepetitionGuard.cut(words: nil, text: text).text
             guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }
-            return attributed(words: nil, text: text, start: start, end: end, confidence: nil)
+            return attributed(words: nil, text: script?.convert(text) ?? text, start: start, end: end, confidence: nil)
         }
+    }
+
+    /// The script text in `language` (nil: the locale's) is written in, when it is Chinese.
+    private func script(of language: String?) -> ChineseScript? {
+        (language ?? localeLanguage).flatMap { ChineseScript.target(language: $0, locale: locale) }
     }
 
     /// Text with word runs carrying `audioTimeRange` and `transcriptionConfidence` as the options ask.

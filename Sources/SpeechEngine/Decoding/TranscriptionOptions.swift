@@ -21,6 +21,9 @@ public struct TranscriptionOptions: Sendable {
     /// again at the next temperature, as a too-compressible one is (a loop of one long phrase stays under the
     /// compression ratio's threshold). nil: only the compression ratio.
     public var repetitionLoopLength: Int? = 12
+    /// Not in faster-whisper: a window whose text says a run of the prompt's text (at least this many tokens of it)
+    /// twice in a row is decoded again without the prompt's text (`PromptCopy`).
+    public var promptCopyLength = 4
     public var logProbThreshold: Double? = -1
     public var noSpeechThreshold: Double? = 0.6
     public var conditionOnPreviousText = true

@@ -435,6 +435,12 @@ public final class WhisperSession {
                                 lengthPenalty: options.lengthPenalty, maxNewTokens: options.maxNewTokens,
                                 keepHypotheses: options.alternatives, generator: &generator)
             }
+            if let sot = prompt.firstIndex(of: model.tokenizer.sot), sot > 0,
+               PromptCopy(minimumLength: options.promptCopyLength).isFound(in: result.tokens, prompt: prompt[..<sot],
+                                                                          textEnd: model.tokenizer.eot) {
+                EngineLog.debug("a window's text says its prompt's words twice: decoded again without the prompt's text")
+                return decodeWithFallback(decoding, prompt: Array(prompt[sot...]), options: options, generator: &generator)
+            }
             let text = model.tokenizer.decode(result.tokens).trimmingCharacters(in: .whitespacesAndNewlines)
             let attempt = Attempt(result: result, averageLogProb: result.averageLogProb, temperature: temperature,
                                   compressionRatio: CompressionRatio.of(text))
