@@ -132,6 +132,18 @@ struct CustomVocabularyTests {
         }
     }
 
+    @Test("contextual strings do not make the model write text in the silence after the speech (\"Thank you.\" in JFK's last half second)")
+    func nothingInventedAfterSpeech() async throws {
+        try await TestEnvironment.ready()
+        let clip = try #require(Corpus.item("jfk"))
+        let transcript = try await FileTranscriber(
+            options: .init(locale: TestEnvironment.english, wordTimestamps: true, detectsSpeech: false,
+                           contextualStrings: ["ask not", "fellow Americans", "country"]),
+            store: TestModels.store).transcribe(contentsOf: clip.wav16kURL)
+        #expect(transcript.text.hasSuffix("for your country."), "\(transcript.text)")
+        #expect(transcript.segments.allSatisfy { $0.end <= 11.01 }, "\(transcript.segments.map(\.end))")
+    }
+
     @Test("a vocabulary file that cannot be read, or is not UTF-8 text, is an error naming it")
     func unreadableVocabulary() async throws {
         let clip = try #require(Corpus.item("jfk"))

@@ -118,6 +118,24 @@ public final class WhisperSession {
             return best
         }
         var best = segmentsAndWords(attempt.result)
+        // Every segment made of words the audio cannot hold (`AnomalousWords`), after previous text: the model went on
+        // from its prompt, not from the audio. Decoded again without the previous text; the retry is taken when it
+        // finds no speech or writes words that are not anomalous.
+        let anomalous = { (pieces: [Piece]) in pieces.allSatisfy { AnomalousWords.isAnomalous($0.words ?? []) } }
+        if options.wordTimestamps, !previous.isEmpty, !best.segments.isEmpty, anomalous(best.segments) {
+            let retry = decodeWithFallback(state.decoding,
+                                           prompt: makePrompt(previous: [], sotSequence: state.sotSequence, options: options),
+                                           options: options, generator: &state.generator)
+            let retried = segmentsAndWords(retry.result)
+            let noSpeech = options.noSpeechThreshold.map { retry.result.noSpeechProb > $0 } == true
+                && options.logProbThreshold.map { retry.averageLogProb > $0 } != true
+            EngineLog.debug("window at frame \(seek): its words are anomalous; decoded again without the previous text: \(noSpeech || retried.segments.isEmpty ? "no speech" : anomalous(retried.segments) ? "anomalous too, not taken" : "taken")")
+            if noSpeech {
+                state.seek += segmentSize
+                return []
+            }
+            if retried.segments.isEmpty || !anomalous(retried.segments) { (attempt, best) = (retry, retried) }
+        }
         if let speech {
             // Whisper stepped over a second or more of the detector's speech: decode again without the previous text
             // when the text starts after it, else cut the window before the step (`SkippedSpeech`).
