@@ -170,7 +170,7 @@ final class RecordingTaskDelegate: SFSpeechRecognitionTaskDelegate, Sendable {
         try await results.wait()
         let text = try #require(results.final).bestTranscription.formattedString
         #expect(!text.contains { ".,?!;".contains($0) }, "\(text)")
-        #expect(Self.score(text, [clip]) < 0.15)
+        #expect(Self.score(text, [clip]) < 0.15, "\(text)")
     }
 
     @Test("a task delegate is told of speech, the end of the audio, its duration and the result, in order")

@@ -1,4 +1,3 @@
-import Foundation
 
 /// Transcription with one model: owns the encoder/decoder scratch memory, so repeated calls do not
 /// allocate. Not for concurrent use; create one per task.
@@ -93,13 +92,9 @@ public final class WhisperSession {
         let prompt = makePrompt(previous: previous, sotSequence: state.sotSequence, options: options)
         var attempt = decodeWithFallback(state.decoding, prompt: prompt, options: options, generator: &state.generator)
 
-        if let threshold = options.noSpeechThreshold {
-            var skip = attempt.result.noSpeechProb > threshold
-            if let lp = options.logProbThreshold, attempt.averageLogProb > lp { skip = false }
-            if skip {
-                state.seek += segmentSize
-                return []
-            }
+        if isSilent(attempt.result, options: options) {
+            state.seek += segmentSize
+            return []
         }
         let split = {
             self.splitByTimestamps($0, timeOffset: timeOffset, segmentSize: segmentSize,
@@ -119,22 +114,23 @@ public final class WhisperSession {
         }
         var best = segmentsAndWords(attempt.result)
         // Every segment made of words the audio cannot hold (`AnomalousWords`), after previous text: the model went on
-        // from its prompt, not from the audio. Decoded again without the previous text; the retry is taken when it
-        // finds no speech or writes words that are not anomalous.
+        // from its prompt, not from the audio. Decoded again without the previous text, which is taken when it writes
+        // words that are not anomalous without needing the temperature fallback; otherwise neither decoding heard
+        // words there, and the window is left out as one without speech.
         let anomalous = { (pieces: [Piece]) in pieces.allSatisfy { AnomalousWords.isAnomalous($0.words ?? []) } }
         if options.wordTimestamps, !previous.isEmpty, !best.segments.isEmpty, anomalous(best.segments) {
             let retry = decodeWithFallback(state.decoding,
                                            prompt: makePrompt(previous: [], sotSequence: state.sotSequence, options: options),
                                            options: options, generator: &state.generator)
             let retried = segmentsAndWords(retry.result)
-            let noSpeech = options.noSpeechThreshold.map { retry.result.noSpeechProb > $0 } == true
-                && options.logProbThreshold.map { retry.averageLogProb > $0 } != true
-            EngineLog.debug("window at frame \(seek): its words are anomalous; decoded again without the previous text: \(noSpeech || retried.segments.isEmpty ? "no speech" : anomalous(retried.segments) ? "anomalous too, not taken" : "taken")")
-            if noSpeech {
+            let taken = !isSilent(retry.result, options: options) && !retried.segments.isEmpty
+                && !anomalous(retried.segments) && retry.temperature == (options.temperatures.first ?? 0)
+            EngineLog.debug("window at frame \(seek): its words are anomalous; decoded again without the previous text: \(taken ? "taken" : "no words there, left out")")
+            guard taken else {
                 state.seek += segmentSize
                 return []
             }
-            if retried.segments.isEmpty || !anomalous(retried.segments) { (attempt, best) = (retry, retried) }
+            (attempt, best) = (retry, retried)
         }
         if let speech {
             // Whisper stepped over a second or more of the detector's speech: decode again without the previous text
@@ -434,6 +430,13 @@ public final class WhisperSession {
         return prompt
     }
 
+    /// Whether a window's decoding found no speech: its no-speech probability above the threshold and its text
+    /// improbable (faster-whisper's rule for leaving a window out).
+    private func isSilent(_ result: WindowResult, options: TranscriptionOptions) -> Bool {
+        guard let threshold = options.noSpeechThreshold, result.noSpeechProb > threshold else { return false }
+        return options.logProbThreshold.map { result.averageLogProb <= $0 } ?? true
+    }
+
     struct Attempt {
         var result: WindowResult
         var averageLogProb: Double
@@ -453,11 +456,17 @@ public final class WhisperSession {
                                 lengthPenalty: options.lengthPenalty, maxNewTokens: options.maxNewTokens,
                                 keepHypotheses: options.alternatives, generator: &generator)
             }
-            if let sot = prompt.firstIndex(of: model.tokenizer.sot), sot > 0,
+            // The model copied its prompt (`PromptCopy`): decoded again without the prompt's text, taken when that
+            // needs no fallback. Not for a window without speech, which the caller leaves out anyway (a prompt copied
+            // over silence, where a decoding without it invents other text).
+            if let sot = prompt.firstIndex(of: model.tokenizer.sot), sot > 0, !isSilent(result, options: options),
                PromptCopy(minimumLength: options.promptCopyLength).isFound(in: result.tokens, prompt: prompt[..<sot],
                                                                           textEnd: model.tokenizer.eot) {
-                EngineLog.debug("a window's text says its prompt's words twice: decoded again without the prompt's text")
-                return decodeWithFallback(decoding, prompt: Array(prompt[sot...]), options: options, generator: &generator)
+                let retry = decodeWithFallback(decoding, prompt: Array(prompt[sot...]), options: options,
+                                               generator: &generator)
+                let taken = retry.temperature == temperatures[0]
+                EngineLog.debug("a window's text says its prompt's words twice; decoded again without the prompt's text: \(taken ? "taken" : "needs fallback, not taken")")
+                if taken { return retry }
             }
             let text = model.tokenizer.decode(result.tokens).trimmingCharacters(in: .whitespacesAndNewlines)
             let attempt = Attempt(result: result, averageLogProb: result.averageLogProb, temperature: temperature,
