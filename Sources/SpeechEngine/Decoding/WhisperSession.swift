@@ -1,3 +1,4 @@
+import Foundation
 
 /// Transcription with one model: owns the encoder/decoder scratch memory, so repeated calls do not
 /// allocate. Not for concurrent use; create one per task.
@@ -456,10 +457,11 @@ public final class WhisperSession {
                                 lengthPenalty: options.lengthPenalty, maxNewTokens: options.maxNewTokens,
                                 keepHypotheses: options.alternatives, generator: &generator)
             }
-            // The model copied its prompt (`PromptCopy`): decoded again without the prompt's text, taken when that
-            // needs no fallback. Not for a window without speech, which the caller leaves out anyway (a prompt copied
-            // over silence, where a decoding without it invents other text).
-            if let sot = prompt.firstIndex(of: model.tokenizer.sot), sot > 0, !isSilent(result, options: options),
+            // The model copied its prompt (`PromptCopy`, checked at the first temperature): decoded again without the
+            // prompt's text, taken when that needs no fallback. Not for a window without speech, which the caller
+            // leaves out anyway (a prompt copied over silence, where a decoding without it invents other text).
+            if temperature == temperatures[0], let sot = prompt.firstIndex(of: model.tokenizer.sot), sot > 0,
+               !isSilent(result, options: options),
                PromptCopy(minimumLength: options.promptCopyLength).isFound(in: result.tokens, prompt: prompt[..<sot],
                                                                           textEnd: model.tokenizer.eot) {
                 let retry = decodeWithFallback(decoding, prompt: Array(prompt[sot...]), options: options,
