@@ -173,7 +173,8 @@ final class FinalOnlyTranscription {
 
     /// Segments of the stream with timeline times, clamped to the stream's audio. A segment whose words lie in two
     /// stretches of the timeline (a left-out silence between them) becomes one segment per stretch, so no result
-    /// spans a silence (windows that join two stretches always have word times).
+    /// spans a silence (windows that join two stretches always have word times); words keep out of the detector's
+    /// pauses (`WordsInSpeech`).
     private func mapped(_ segments: [Segment]) -> [Segment] {
         defer {
             timeline.discard(before: stream.decodedThrough)
@@ -197,6 +198,8 @@ final class FinalOnlyTranscription {
                 if stretch == lastStretch { stretches[stretches.count - 1].append(word) } else { stretches.append([word]) }
                 lastStretch = stretch
             }
+            // Times out of the detector's pauses (no regions without a detector: unchanged).
+            stretches = stretches.map { WordsInSpeech.limit($0, to: speechRegions, rate: 16_000) }
             guard stretches.count > 1 else {
                 // The segment covers its words, and not much more (not the audio of another stretch).
                 let first = stretches[0][0].start, last = stretches[0].last!.end
