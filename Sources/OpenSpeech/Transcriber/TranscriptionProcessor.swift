@@ -317,7 +317,8 @@ actor TranscriptionProcessor: ModuleProcessor {
         schedule.decoded(.preview, through: bufferStart + Int64(buffer.count))
         guard !words.isEmpty || showingVolatile else { return }
         output(results.volatile(words, start: agreement.committedEnd,
-                                end: Double(bufferStart + Int64(buffer.count)) / Self.rate, language: liveLanguage?.language))
+                                end: Double(bufferStart + Int64(buffer.count)) / Self.rate,
+                                language: liveLanguage?.language))
         showingVolatile = !words.isEmpty
     }
 
