@@ -9,7 +9,7 @@ import COpenCC
 /// training data happened to, often Traditional for speech from mainland China; Apple's transcribers write the script
 /// of the locale. Results in Chinese are converted to the locale's script with Open Chinese Convert (character and
 /// phrase variants only: no vocabulary is replaced, so the text keeps its length and its words' times).
-enum ChineseScript: String, Sendable, CaseIterable {
+enum ChineseScript: Sendable {
     case simplified
     case traditionalTaiwan
     case traditionalHongKong

@@ -16,12 +16,13 @@ struct TranscriptionResultBuilder {
 
     /// The locale results are written for: Chinese text is converted to its script (`ChineseScript`).
     let locale: Locale
-    /// The language of text whose caller names none: the locale's.
-    private let localeLanguage: String?
+    /// The script of text whose caller names no language (the locale's), when it is Chinese.
+    private let localeScript: ChineseScript?
 
     init(settings: TranscriptionProcessor.Settings) {
         locale = settings.locale
-        localeLanguage = LocaleModelResolver.whisperLanguage(of: settings.locale)
+        localeScript = LocaleModelResolver.whisperLanguage(of: settings.locale)
+            .flatMap { ChineseScript.target(language: $0, locale: settings.locale) }
         timeRangeAttributes = settings.timeRangeAttributes
         confidence = settings.confidence
         etiquette = settings.etiquette
@@ -79,7 +80,7 @@ struct TranscriptionResultBuilder {
 
     /// The script text in `language` (nil: the locale's) is written in, when it is Chinese.
     private func script(of language: String?) -> ChineseScript? {
-        (language ?? localeLanguage).flatMap { ChineseScript.target(language: $0, locale: locale) }
+        language.map { ChineseScript.target(language: $0, locale: locale) } ?? localeScript
     }
 
     /// Text with word runs carrying `audioTimeRange` and `transcriptionConfidence` as the options ask.

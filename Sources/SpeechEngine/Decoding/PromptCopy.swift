@@ -15,25 +15,13 @@ struct PromptCopy {
     /// run of at least `minimumLength` text tokens followed at once by the same run, `minimumLength` tokens of which
     /// (in a row) are in `prompt`.
     func isFound(in tokens: [Int], prompt: ArraySlice<Int>, textEnd: Int) -> Bool {
-        let text = tokens.filter { $0 < textEnd }
         let said = prompt.filter { $0 < textEnd }
-        guard minimumLength > 0, text.count >= 2 * minimumLength, said.count >= minimumLength else { return false }
-        var promptRuns = Set<ArraySlice<Int>>()
-        for start in 0...(said.count - minimumLength) { promptRuns.insert(said[start..<(start + minimumLength)]) }
-        // For each period p, p matches text[i] == text[i + p] in a row end a block of p said twice back to back.
-        for period in minimumLength...(text.count / 2) {
-            var matches = 0
-            for i in 0..<(text.count - period) {
-                guard text[i] == text[i + period] else { matches = 0; continue }
-                matches += 1
-                guard matches >= period else { continue }
-                let run = text[(i + 1 - period)...i]
-                for start in run.startIndex...(run.endIndex - minimumLength)
-                where promptRuns.contains(run[start..<(start + minimumLength)]) {
-                    return true
-                }
+        guard minimumLength > 0, said.count >= minimumLength else { return false }
+        let promptRuns = Set((0...(said.count - minimumLength)).map { said[$0..<($0 + minimumLength)] })
+        return RepetitionLoop.repeatedRun(in: tokens.filter { $0 < textEnd }, minimumLength: minimumLength) { run in
+            (run.startIndex...(run.endIndex - minimumLength)).contains {
+                promptRuns.contains(run[$0..<($0 + minimumLength)])
             }
         }
-        return false
     }
 }

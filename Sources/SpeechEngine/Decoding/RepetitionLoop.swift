@@ -12,18 +12,20 @@ struct RepetitionLoop {
     /// Whether `tokens` (ids below `textEnd` are text; the rest are special or timestamp tokens, skipped) contain a
     /// run of at least `minimumLength` text tokens followed at once by the same run.
     func isFound(in tokens: [Int], textEnd: Int) -> Bool {
-        let text = tokens.filter { $0 < textEnd }
+        Self.repeatedRun(in: tokens.filter { $0 < textEnd }, minimumLength: minimumLength) { _ in true }
+    }
+
+    /// Whether `text` holds a run of at least `minimumLength` tokens followed at once by the same run, one that
+    /// `accepts` (each run found is offered, shortest period first, until one is accepted).
+    static func repeatedRun(in text: [Int], minimumLength: Int, accepts: (ArraySlice<Int>) -> Bool) -> Bool {
         guard minimumLength > 0, text.count >= 2 * minimumLength else { return false }
         // For each period p, a run of p matches text[i] == text[i + p] is one block of p repeated back to back.
         for period in minimumLength...(text.count / 2) {
             var matches = 0
             for i in 0..<(text.count - period) {
-                if text[i] == text[i + period] {
-                    matches += 1
-                    if matches >= period { return true }
-                } else {
-                    matches = 0
-                }
+                guard text[i] == text[i + period] else { matches = 0; continue }
+                matches += 1
+                if matches >= period, accepts(text[(i + 1 - period)...i]) { return true }
             }
         }
         return false

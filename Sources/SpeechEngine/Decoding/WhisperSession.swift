@@ -92,6 +92,11 @@ public final class WhisperSession {
         let previous = Array(state.allTokens[state.promptResetSince...])
         let prompt = makePrompt(previous: previous, sotSequence: state.sotSequence, options: options)
         var attempt = decodeWithFallback(state.decoding, prompt: prompt, options: options, generator: &state.generator)
+        func decodeWithoutPrevious() -> Attempt {
+            decodeWithFallback(state.decoding,
+                               prompt: makePrompt(previous: [], sotSequence: state.sotSequence, options: options),
+                               options: options, generator: &state.generator)
+        }
 
         if isSilent(attempt.result, options: options) {
             state.seek += segmentSize
@@ -120,12 +125,10 @@ public final class WhisperSession {
         // words there, and the window is left out as one without speech.
         let anomalous = { (pieces: [Piece]) in pieces.allSatisfy { AnomalousWords.isAnomalous($0.words ?? []) } }
         if options.wordTimestamps, !previous.isEmpty, !best.segments.isEmpty, anomalous(best.segments) {
-            let retry = decodeWithFallback(state.decoding,
-                                           prompt: makePrompt(previous: [], sotSequence: state.sotSequence, options: options),
-                                           options: options, generator: &state.generator)
+            let retry = decodeWithoutPrevious()
             let retried = segmentsAndWords(retry.result)
             let taken = !isSilent(retry.result, options: options) && !retried.segments.isEmpty
-                && !anomalous(retried.segments) && retry.temperature == (options.temperatures.first ?? 0)
+                && !anomalous(retried.segments) && !tookFallback(retry, options: options)
             EngineLog.debug("window at frame \(seek): its words are anomalous; decoded again without the previous text: \(taken ? "taken" : "no words there, left out")")
             guard taken else {
                 state.seek += segmentSize
@@ -144,9 +147,7 @@ public final class WhisperSession {
                                                     windowEnd: seek + segmentSize, speech: speech)
             }
             if !previous.isEmpty, stepsOverStart(best.segments) {
-                let retry = decodeWithFallback(state.decoding,
-                                               prompt: makePrompt(previous: [], sotSequence: state.sotSequence, options: options),
-                                               options: options, generator: &state.generator)
+                let retry = decodeWithoutPrevious()
                 let retried = segmentsAndWords(retry.result)
                 let taken = !stepsOverStart(retried.segments)
                 EngineLog.debug("window at frame \(seek): its text starts after speech; decoded again without the previous text: \(taken ? "taken" : "steps over it too, not taken")")
@@ -438,6 +439,16 @@ public final class WhisperSession {
         return options.logProbThreshold.map { result.averageLogProb <= $0 } ?? true
     }
 
+    /// The temperature fallback's temperatures (0 alone when the options name none).
+    private static func temperatures(_ options: TranscriptionOptions) -> [Double] {
+        options.temperatures.isEmpty ? [0] : options.temperatures
+    }
+
+    /// Whether `attempt` took the temperature fallback (was not decoded at the first temperature).
+    private func tookFallback(_ attempt: Attempt, options: TranscriptionOptions) -> Bool {
+        attempt.temperature != Self.temperatures(options)[0]
+    }
+
     struct Attempt {
         var result: WindowResult
         var averageLogProb: Double
@@ -449,7 +460,7 @@ public final class WhisperSession {
     private func decodeWithFallback(_ decoding: WindowDecoding, prompt: [Int], options: TranscriptionOptions,
                                     generator: inout SeededGenerator) -> Attempt {
         var all: [Attempt] = [], belowThreshold: [Attempt] = []
-        let temperatures = options.temperatures.isEmpty ? [0] : options.temperatures
+        let temperatures = Self.temperatures(options)
         for temperature in temperatures {
             let result = StageTimes.measureDecoding {
                 decoding.decode(prompt: prompt, temperature: temperature, beamSize: options.beamSize,
@@ -460,13 +471,13 @@ public final class WhisperSession {
             // The model copied its prompt (`PromptCopy`, checked at the first temperature): decoded again without the
             // prompt's text, taken when that needs no fallback. Not for a window without speech, which the caller
             // leaves out anyway (a prompt copied over silence, where a decoding without it invents other text).
-            if temperature == temperatures[0], let sot = prompt.firstIndex(of: model.tokenizer.sot), sot > 0,
+            if temperature == Self.temperatures(options)[0], let sot = prompt.firstIndex(of: model.tokenizer.sot), sot > 0,
                !isSilent(result, options: options),
                PromptCopy(minimumLength: options.promptCopyLength).isFound(in: result.tokens, prompt: prompt[..<sot],
                                                                           textEnd: model.tokenizer.eot) {
                 let retry = decodeWithFallback(decoding, prompt: Array(prompt[sot...]), options: options,
                                                generator: &generator)
-                let taken = retry.temperature == temperatures[0]
+                let taken = !tookFallback(retry, options: options)
                 EngineLog.debug("a window's text says its prompt's words twice; decoded again without the prompt's text: \(taken ? "taken" : "needs fallback, not taken")")
                 if taken { return retry }
             }
