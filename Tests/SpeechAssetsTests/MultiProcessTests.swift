@@ -43,7 +43,7 @@ import TestSupport
 
         let store = ModelStore(home: home, catalog: catalog)
         #expect(store.installedDirectory(for: fixture.id) == nil)
-        #expect(!FileManager.default.fileExists(atPath: store.directory(for: fixture.id).path))
+        #expect(!FileManager.default.fileExists(atPath: try store.directory(for: fixture.id).path))
 
         server.setBehaviour(.init())
         let directory = try await store.install(fixture.id)
