@@ -67,7 +67,7 @@ import TestSupport
         #expect(b.status == 0, "\(b.output)")
         let store = ModelStore(home: home, catalog: catalog)
         let directory = try #require(store.installedDirectory(for: fixture.id))
-        #expect(try sha256OfFile(at: directory.appendingPathComponent("model.bin"))
+        #expect(try FileDigest(of: directory.appendingPathComponent("model.bin")).sha256
                 == fixture.catalogFiles().first { $0.name == "model.bin" }?.sha256)
         #expect(server.requests.filter { $0.path.hasSuffix("/model.bin") }.count == 1, "the second waited, then found it installed")
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: store.stagingRoot.path)) ?? []).isEmpty)
