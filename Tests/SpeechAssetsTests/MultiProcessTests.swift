@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 import TestSupport
 @testable import SpeechAssets
@@ -121,5 +124,42 @@ import TestSupport
         #expect(unknown.status != 0 && unknown.output.contains("not in the catalog"))
         let notAModel = try await OpenSpeechExecutable.run(["models", "add", root.path], environment: environment)
         #expect(notAModel.status != 0 && notAModel.output.contains("model.bin is missing"))
+    }
+
+    /// The attack of issue 40: `$OPENSPEECH_CATALOG` naming a model `../../../x`. The tool says the catalog is not
+    /// valid, in one line, exits non-zero, and writes nothing (the home sits three folders down in `root`).
+    @Test func commandLineRefusesACatalogClimbingOutOfTheHome() async throws {
+        defer { try? FileManager.default.removeItem(at: root) }
+        let fixture = TestModelFixture(id: "../../../x", modelBytes: 1000)
+        let source = root.appendingPathComponent("source")
+        try fixture.write(to: source)
+        let home = root.appendingPathComponent("a/b/home")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        let environment = try environment(home: home, catalog: ModelCatalog(models: [CatalogModel(
+            id: fixture.id, family: "whisper", languages: ["en"], files: fixture.catalogFiles(),
+            sources: [.directory(path: source.path)])]))
+        let before = try FileManager.default.subpathsOfDirectory(atPath: root.path).sorted()
+        let install = try await OpenSpeechExecutable.run(["models", "install", fixture.id], environment: environment)
+        #expect(install.status != 0)
+        #expect(install.output.split(separator: "\n").count == 1, "\(install.output)")
+        #expect(install.output.contains("is not valid (model id '../../../x' is not a folder name"), "\(install.output)")
+        #expect(try FileManager.default.subpathsOfDirectory(atPath: root.path).sorted() == before)
+    }
+
+    /// `models add` of a folder holding a FIFO returns at once with one line naming it.
+    @Test func commandLineAddRefusesAFIFOInOneLine() async throws {
+        defer { try? FileManager.default.removeItem(at: root) }
+        let folder = root.appendingPathComponent("fifo-model")
+        try TestModelFixture(modelBytes: 1000).write(to: folder)
+        try Data("a\n".utf8).write(to: folder.appendingPathComponent("vocabulary.txt"))
+        let fifo = folder.appendingPathComponent("weights.extra")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        let environment = try environment(home: root.appendingPathComponent("home"))
+        let add = try await OpenSpeechExecutable.run(["models", "add", folder.path, "--id", "fifo-model"],
+                                                     environment: environment, timeout: 120)
+        #expect(add.status != 0)
+        #expect(add.output == "openspeech: Cannot read \(fifo.path): it is a FIFO (named pipe), not a regular file; "
+                + "a model folder may hold only files and links to files.\n")
+        #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("home/user-models.json").path))
     }
 }
