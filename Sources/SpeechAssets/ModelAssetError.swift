@@ -17,6 +17,8 @@ public enum ModelAssetError: Error, Sendable, Equatable, CustomStringConvertible
     case checksumMismatch(model: String, file: String, expected: String, actual: String)
     case sizeMismatch(model: String, file: String, expected: Int64, actual: Int64)
     case sourceFileMissing(path: String)
+    case unreadableFile(path: String, reason: String)
+    case outsideHome(path: String, home: String)
     case noUsableSource(model: String)
     case invalidModelDirectory(path: String, reason: String)
     case fileSystem(path: String, reason: String)
@@ -50,6 +52,10 @@ public enum ModelAssetError: Error, Sendable, Equatable, CustomStringConvertible
             "File \(file) of model \(model) is \(actual) bytes instead of \(expected): the download is damaged or the source changed; nothing was installed."
         case let .sourceFileMissing(path):
             "The model file \(path) does not exist; check the source directory."
+        case let .unreadableFile(path, reason):
+            "Cannot read \(path): \(reason)."
+        case let .outsideHome(path, home):
+            "Refused to write \(path): it is not a plain path inside the model home \(home); the catalog entry that names it is not valid."
         case let .noUsableSource(model):
             "Model \(model) has no source to install from in the catalog."
         case let .invalidModelDirectory(path, reason):

@@ -42,19 +42,11 @@ public struct ModelStore: Sendable {
             .appendingPathComponent(".local/share/openspeech", isDirectory: true)
     }
 
-    var modelsDirectory: URL { home.appendingPathComponent("models", isDirectory: true) }
-    var stagingRoot: URL { home.appendingPathComponent("tmp", isDirectory: true) }
-    var downloadsRoot: URL { home.appendingPathComponent("downloads", isDirectory: true) }
-    var locksDirectory: URL { home.appendingPathComponent("locks", isDirectory: true) }
-    func lockURL(for modelID: String) -> URL { locksDirectory.appendingPathComponent("\(modelID).lock") }
-    func directory(for modelID: String) -> URL { modelsDirectory.appendingPathComponent(modelID, isDirectory: true) }
-
     /// The folder of a complete, verified install of `modelID` (`<home>/models/<id>`), or nil if it is not
     /// installed or its files no longer match the catalog.
     public func installedDirectory(for modelID: String) -> URL? {
-        guard Self.isValidID(modelID) else { return nil }
-        let directory = directory(for: modelID)
-        guard let manifest = InstallManifest.read(from: directory), manifest.id == modelID,
+        guard let directory = try? directory(for: modelID),
+              let manifest = InstallManifest.read(from: directory), manifest.id == modelID,
               manifest.isComplete(in: directory, expected: catalog.model(modelID)?.files)
         else { return nil }
         return directory
@@ -63,7 +55,7 @@ public struct ModelStore: Sendable {
     /// Whether an install of `modelID` is running, in this process or another.
     public func isInstalling(_ modelID: String) async -> Bool {
         if await InstallCoordinator.shared.isInstalling(installKey(modelID)) { return true }
-        return FileLock.isHeld(lockURL(for: modelID))
+        return (try? lockURL(for: modelID)).map(FileLock.isHeld) ?? false
     }
 
     /// Throws `ModelAssetError.invalidCatalog` for an extra catalog (`$OPENSPEECH_CATALOG`, the user models) that
@@ -79,10 +71,14 @@ public struct ModelStore: Sendable {
 
     /// Installs `modelID` from the first of its catalog sources that works, verifying every file, and returns its
     /// folder. Returns at once if it is installed. `progress` receives bytes written of the model's total size.
-    /// Cancelling the task stops the download (an HTTP download resumes on the next install).
+    /// Cancelling the task stops the download (an HTTP download resumes on the next install). A catalog entry that
+    /// is not valid (see `CatalogValidation.swift`) throws `ModelAssetError.invalidCatalog` before anything is written.
     @discardableResult
     public func install(_ modelID: String,
                         progress: (@Sendable (_ completedBytes: Int64, _ totalBytes: Int64) -> Void)? = nil) async throws -> URL {
+        if let problem = catalog.model(modelID)?.problem() {
+            throw ModelAssetError.invalidCatalog(path: "given to this model store", reason: problem)
+        }
         if let directory = installedDirectory(for: modelID) {
             if let model = catalog.model(modelID) { progress?(model.size, model.size) }
             return directory
@@ -100,12 +96,12 @@ public struct ModelStore: Sendable {
     @discardableResult
     public func remove(_ modelID: String) async throws -> Bool {
         guard Self.isValidID(modelID) else { return false }
-        let lock = try await FileLock.acquire(lockURL(for: modelID))
+        let lock = try await FileLock.acquire(try lockURL(for: modelID))
         defer { withExtendedLifetime(lock) {} }
-        let directory = directory(for: modelID)
+        let directory = try directory(for: modelID)
         guard FileManager.default.fileExists(atPath: directory.path) else { return false }
         // Rename first so a half-deleted folder is never seen under models/.
-        let trash = stagingRoot.appendingPathComponent("\(modelID).removed-\(UUID().uuidString)")
+        let trash = try stagingFolder(for: modelID, .removed)
         try FileManager.default.createDirectory(at: stagingRoot, withIntermediateDirectories: true)
         try FileManager.default.moveItem(at: directory, to: trash)
         try? FileManager.default.removeItem(at: trash)
@@ -113,11 +109,4 @@ public struct ModelStore: Sendable {
     }
 
     func installKey(_ modelID: String) -> String { home.path + "\u{0}" + modelID }
-
-    /// Catalog ids are folder names: letters, digits, `.`, `-`, `_`, not starting with a dot.
-    static func isValidID(_ id: String) -> Bool {
-        guard !id.isEmpty, id.count <= 128, !id.hasPrefix(".") else { return false }
-        return id.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0) }
-            && id.allSatisfy(\.isASCII)
-    }
 }

@@ -8,8 +8,9 @@ struct ModelsAddCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "add", abstract: "Register a CTranslate2 Whisper model directory as a user model.")
 
-    @Argument(help: "The model folder (model.bin, config.json, vocabulary.* or tokenizer.json).") var directory: String
-    @Option(help: "The model id (default: the folder's name).") var id: String?
+    @Argument(help: "The model folder (model.bin, config.json, vocabulary.* or tokenizer.json), or a Hugging Face cache snapshot (models--ORG--NAME/snapshots/REV).")
+    var directory: String
+    @Option(help: "The model id (default: the folder's name; a snapshot's: NAME).") var id: String?
     @Option(help: "Comma-separated language codes (default: guessed from the vocabulary).") var languages: String?
 
     func run() async throws {

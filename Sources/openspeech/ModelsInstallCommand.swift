@@ -12,6 +12,8 @@ struct ModelsInstallCommand: AsyncParsableCommand {
     func run() async throws {
         try await runReportingErrors {
             let store = ModelStore()
+            // A model missing from the catalog may be in a catalog file skipped as not valid: say why instead.
+            if ids.contains(where: { store.catalog.model($0) == nil }) { try store.validateCatalogs() }
             for id in ids {
                 if store.installedDirectory(for: id) != nil {
                     if !quiet { FileHandle.standardError.write(Data("\(id) is already installed\n".utf8)) }

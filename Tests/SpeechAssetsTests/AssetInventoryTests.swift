@@ -60,7 +60,7 @@ struct FakeModule: AssetDependentModule {
         while server.bodyBytesSent == 0 { try await Task.sleep(nanoseconds: 10_000_000) }
         #expect(await library.status(forModules: [module]) == .downloading)
         // Another process sees it too: the model's lock is held.
-        #expect(FileLock.isHeld(library.store.lockURL(for: slow.id)))
+        #expect(FileLock.isHeld(try library.store.lockURL(for: slow.id)))
         install.cancel()
         _ = await install.result
         #expect(await library.status(forModules: [module]) == .supported)

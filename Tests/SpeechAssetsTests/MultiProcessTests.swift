@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 import TestSupport
 @testable import SpeechAssets
@@ -43,7 +46,7 @@ import TestSupport
 
         let store = ModelStore(home: home, catalog: catalog)
         #expect(store.installedDirectory(for: fixture.id) == nil)
-        #expect(!FileManager.default.fileExists(atPath: store.directory(for: fixture.id).path))
+        #expect(!FileManager.default.fileExists(atPath: try store.directory(for: fixture.id).path))
 
         server.setBehaviour(.init())
         let directory = try await store.install(fixture.id)
@@ -67,7 +70,7 @@ import TestSupport
         #expect(b.status == 0, "\(b.output)")
         let store = ModelStore(home: home, catalog: catalog)
         let directory = try #require(store.installedDirectory(for: fixture.id))
-        #expect(try sha256OfFile(at: directory.appendingPathComponent("model.bin"))
+        #expect(try FileDigest(of: directory.appendingPathComponent("model.bin")).sha256
                 == fixture.catalogFiles().first { $0.name == "model.bin" }?.sha256)
         #expect(server.requests.filter { $0.path.hasSuffix("/model.bin") }.count == 1, "the second waited, then found it installed")
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: store.stagingRoot.path)) ?? []).isEmpty)
@@ -121,5 +124,42 @@ import TestSupport
         #expect(unknown.status != 0 && unknown.output.contains("not in the catalog"))
         let notAModel = try await OpenSpeechExecutable.run(["models", "add", root.path], environment: environment)
         #expect(notAModel.status != 0 && notAModel.output.contains("model.bin is missing"))
+    }
+
+    /// The attack of issue 40: `$OPENSPEECH_CATALOG` naming a model `../../../x`. The tool says the catalog is not
+    /// valid, in one line, exits non-zero, and writes nothing (the home sits three folders down in `root`).
+    @Test func commandLineRefusesACatalogClimbingOutOfTheHome() async throws {
+        defer { try? FileManager.default.removeItem(at: root) }
+        let fixture = TestModelFixture(id: "../../../x", modelBytes: 1000)
+        let source = root.appendingPathComponent("source")
+        try fixture.write(to: source)
+        let home = root.appendingPathComponent("a/b/home")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        let environment = try environment(home: home, catalog: ModelCatalog(models: [CatalogModel(
+            id: fixture.id, family: "whisper", languages: ["en"], files: fixture.catalogFiles(),
+            sources: [.directory(path: source.path)])]))
+        let before = try FileManager.default.subpathsOfDirectory(atPath: root.path).sorted()
+        let install = try await OpenSpeechExecutable.run(["models", "install", fixture.id], environment: environment)
+        #expect(install.status != 0)
+        #expect(install.output.split(separator: "\n").count == 1, "\(install.output)")
+        #expect(install.output.contains("is not valid (model id '../../../x' is not a folder name"), "\(install.output)")
+        #expect(try FileManager.default.subpathsOfDirectory(atPath: root.path).sorted() == before)
+    }
+
+    /// `models add` of a folder holding a FIFO returns at once with one line naming it.
+    @Test func commandLineAddRefusesAFIFOInOneLine() async throws {
+        defer { try? FileManager.default.removeItem(at: root) }
+        let folder = root.appendingPathComponent("fifo-model")
+        try TestModelFixture(modelBytes: 1000).write(to: folder)
+        try Data("a\n".utf8).write(to: folder.appendingPathComponent("vocabulary.txt"))
+        let fifo = folder.appendingPathComponent("weights.extra")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        let environment = try environment(home: root.appendingPathComponent("home"))
+        let add = try await OpenSpeechExecutable.run(["models", "add", folder.path, "--id", "fifo-model"],
+                                                     environment: environment, timeout: 120)
+        #expect(add.status != 0)
+        #expect(add.output == "openspeech: Cannot read \(fifo.path): it is a FIFO (named pipe), not a regular file; "
+                + "a model folder may hold only files and links to files.\n")
+        #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("home/user-models.json").path))
     }
 }

@@ -17,7 +17,7 @@ import TestSupport
         #expect(tiny == home.appendingPathComponent("models/whisper-tiny.en", isDirectory: true).standardizedFileURL)
         #expect(store.installedDirectory(for: "whisper-tiny.en") == tiny)
         for file in try #require(ModelCatalog.builtIn.model("whisper-tiny.en")).files {
-            #expect(try sha256OfFile(at: tiny.appendingPathComponent(file.name)) == file.sha256)
+            #expect(try FileDigest(of: tiny.appendingPathComponent(file.name)).sha256 == file.sha256)
         }
         let last = try #require(reports.last)
         #expect(last.0 == last.1 && last.1 == ModelCatalog.builtIn.model("whisper-tiny.en")?.size)

@@ -179,6 +179,14 @@ if clips:
 catalog = os.path.join(repo, "Sources/SpeechAssets/Resources/catalog.json")
 put("catalog", "catalog.json", read(catalog))
 put("catalog", "user-models.json", json.dumps({"models": [json.loads(read(catalog))["models"][0]]}).encode())
+# A url source and a directory source (the checks of every source kind), and an entry climbing out of the home.
+url_model = {"id": "u", "family": "whisper", "languages": ["en"], "sources": [
+    {"type": "url", "files": {"model.bin": "https://example.invalid/model.bin"}},
+    {"type": "directory", "path": "/nonexistent"}],
+    "files": [{"name": "model.bin", "size": 1, "sha256": "0" * 64}]}
+put("catalog", "url.json", json.dumps({"models": [url_model]}).encode())
+put("catalog", "escape.json", json.dumps({"models": [dict(url_model, id="../x", files=[
+    {"name": "../model.bin", "size": 1, "sha256": "0" * 64}])]}).encode())
 
 buffer = io.BytesIO()
 with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:

