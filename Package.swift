@@ -44,9 +44,13 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
+        // The byte-pair encoder's merge queue (HeapModule).
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.19"),
         // The server (OpenSpeechServer): HTTP, multipart uploads, logs, Prometheus metrics.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -87,7 +91,8 @@ let package = Package(
             resources: [.process("Resources")]),
         .target(
             name: "SpeechEngine",
-            dependencies: ["CBLAS", "CVectorKernels", .product(name: "Logging", package: "swift-log")] + oneDNN,
+            dependencies: ["CBLAS", "CVectorKernels", .product(name: "Logging", package: "swift-log"),
+                           .product(name: "HeapModule", package: "swift-collections")] + oneDNN,
             swiftSettings: engineSettings),
         .target(
             name: "OpenSpeech",
@@ -100,11 +105,15 @@ let package = Package(
             dependencies: [
                 "OpenSpeech", "SpeechAssets", "SpeechAudio", "SpeechEngine",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]),
         // Normalizers and word error rate, shared by the tests and the benchmark.
         .target(name: "SpeechEvaluation"),

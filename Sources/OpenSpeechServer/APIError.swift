@@ -1,5 +1,7 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
+import Logging
 
 /// An error answered in OpenAI's shape, `{"error": {"message", "type", "param", "code"}}`, with its HTTP status.
 struct APIError: HTTPResponseError {
@@ -10,6 +12,8 @@ struct APIError: HTTPResponseError {
     let code: String?
     /// Extra response headers (`Retry-After` on 429).
     var headers: HTTPFields = [:]
+    /// What went wrong inside the server, for its log only: an answer never carries internals (paths, types).
+    var detail: String?
 
     init(_ status: HTTPResponse.Status, _ message: String, type: String = "invalid_request_error",
          param: String? = nil, code: String? = nil) {
@@ -52,7 +56,23 @@ struct APIError: HTTPResponseError {
         return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(string: json)))
     }
 
+    /// The answer for an error of the server's own: a sentence with the request's id, the error in the log under it.
+    func answer(requestID: String, logger: Logger) -> APIError {
+        guard let detail else { return self }
+        logger.error("request failed", metadata: ["request": .string(requestID), "error": .string(detail)])
+        var answer = APIError(status, "\(message) The server's log has the details under request id \(requestID).",
+                              type: type, param: param, code: code)
+        answer.headers = headers
+        return answer
+    }
+
     // The errors requests meet, in one place so their wording stays consistent.
+
+    static func internalError(_ error: any Error) -> APIError {
+        var answer = APIError(.internalServerError, "The server failed to handle this request.", type: "server_error")
+        answer.detail = String(describing: error)
+        return answer
+    }
 
     static func missingFile() -> APIError {
         APIError(.badRequest, "No audio file: send the recording as the multipart field `file`.", param: "file",
@@ -93,4 +113,9 @@ struct APIError: HTTPResponseError {
         APIError(.serviceUnavailable, "The server is shutting down and takes no new work.", type: "server_error",
                  code: "shutting_down")
     }
+}
+
+extension HTTPField.Name {
+    /// The id a request is logged under, in every answer.
+    static let requestID = HTTPField.Name("X-Request-ID")!
 }

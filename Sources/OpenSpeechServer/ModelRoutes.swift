@@ -19,7 +19,7 @@ struct ModelRoutes: Sendable {
         let data: [Model]
     }
 
-    func add(to router: Router<BasicRequestContext>) {
+    func add(to router: Router<ServerRequestContext>) {
         router.get("/v1/models") { _, _ in
             try Self.json(ModelList(data: models()))
         }

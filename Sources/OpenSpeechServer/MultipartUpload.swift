@@ -11,7 +11,9 @@ package struct MultipartUpload {
     package var file: URL?
     /// Its size in bytes.
     var fileSize = 0
-    /// The folder holding the upload; remove it when done.
+    /// The folder holding the upload, removed (and its place among the uploads given back) by `folder.release()` or
+    /// when the last copy of the upload goes.
+    package let folder: Lease
     package let directory: URL
 
     func field(_ name: String) -> String? { fields[name]?.last }
@@ -29,46 +31,45 @@ package struct MultipartUpload {
         return nil
     }
 
-    /// Reads `body` into a new folder under the temporary directory. On any error the folder is removed before
-    /// throwing.
-    package static func read(_ body: RequestBody, contentType: String?, maxBytes: Int) async throws -> MultipartUpload {
-        guard let boundary = boundary(of: contentType) else {
-            throw APIError(.badRequest, "Send the request as multipart/form-data with the audio in the field `file`.",
-                           code: "invalid_content_type")
-        }
+    /// Reads `body` into a new folder under the temporary directory, holding `place` (a place among the uploads in
+    /// progress) until the folder is removed. On any error the folder is removed before throwing. The body is being
+    /// read before anything can throw (a request body that is never read would keep its connection waiting).
+    package static func read(_ body: RequestBody, boundary: String, maxBytes: Int, place: Lease? = nil) async throws
+        -> MultipartUpload {
+        var chunks = body.makeAsyncIterator()
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("openspeech-upload-\(UUID().uuidString)", isDirectory: true)
+        let folder = Lease {
+            try? FileManager.default.removeItem(at: directory)
+            place?.release()
+        }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let state = PartState(directory: directory)
-        do {
-            let parser = MultipartParser(boundary: boundary)
-            parser.onHeader = { name, value in state.header(name, value) }
-            parser.onBody = { buffer in state.body(&buffer) }
-            parser.onPartComplete = { state.complete() }
-            var headerGuard = MultipartHeaderGuard(boundary: boundary)
-            var total = 0
-            for try await buffer in body {
-                total += buffer.readableBytes
-                if total > maxBytes { throw APIError.tooLarge(limit: maxBytes) }
-                guard headerGuard.accepts(buffer.readableBytesView) else {
-                    throw APIError(.badRequest, "The multipart body is malformed: a part's header name holds a byte "
-                        + "outside ASCII.", code: "invalid_multipart")
-                }
-                do {
-                    try parser.execute(buffer)
-                } catch {
-                    throw APIError(.badRequest, "The multipart body is malformed.", code: "invalid_multipart")
-                }
-                if let failure = state.failure { throw failure }
+        defer { state.close() }
+        let parser = MultipartParser(boundary: boundary)
+        parser.onHeader = { name, value in state.header(name, value) }
+        parser.onBody = { buffer in state.body(&buffer) }
+        parser.onPartComplete = { state.complete() }
+        var headerGuard = MultipartHeaderGuard(boundary: boundary)
+        var total = 0
+        while let buffer = try await chunks.next() {
+            total += buffer.readableBytes
+            if total > maxBytes { throw APIError.tooLarge(limit: maxBytes) }
+            guard headerGuard.accepts(buffer.readableBytesView) else {
+                throw APIError(.badRequest, "The multipart body is malformed: a part's header name holds a byte "
+                    + "outside ASCII.", code: "invalid_multipart")
             }
-            state.close()
+            do {
+                try parser.execute(buffer)
+            } catch {
+                throw APIError(.badRequest, "The multipart body is malformed.", code: "invalid_multipart")
+            }
             if let failure = state.failure { throw failure }
-            return MultipartUpload(fields: state.fields, file: state.fileURL, fileSize: state.fileSize, directory: directory)
-        } catch {
-            state.close()
-            try? FileManager.default.removeItem(at: directory)
-            throw error
         }
+        state.close()
+        if let failure = state.failure { throw failure }
+        return MultipartUpload(fields: state.fields, file: state.fileURL, fileSize: state.fileSize, folder: folder,
+                               directory: directory)
     }
 
     /// The parser's callbacks' state: the current part's name, the file being written, the fields so far. Used by

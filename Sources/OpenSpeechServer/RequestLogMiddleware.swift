@@ -2,32 +2,36 @@ import Foundation
 import Hummingbird
 import Logging
 
-/// The outermost middleware: answers every error in OpenAI's JSON shape (the router's own 404s and 405s too),
-/// counts requests by route and status, and logs one structured line per request.
-struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
+/// The outermost middleware: answers every error in OpenAI's JSON shape (the router's own 404s and 405s too), an
+/// error of the server's own without its internals (they go to the log, under the request id every answer carries in
+/// `X-Request-ID`), counts requests by route and status, and logs one structured line per request.
+struct RequestLogMiddleware: RouterMiddleware {
     let metrics: ServerMetrics
     let logger: Logger
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: ServerRequestContext,
+                next: (Request, ServerRequestContext) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
         var response: Response
         do {
             response = try await next(request, context)
         } catch {
-            let apiError = Self.apiError(for: error)
+            let apiError = Self.apiError(for: error).answer(requestID: context.id, logger: logger)
             response = try apiError.response(from: request, context: context)
         }
+        response.headers[.requestID] = context.id
         let route = Self.route(of: request.uri.path)
         if route.hasPrefix("/v1/audio/") {
-            // These requests watch their connection to cancel the work if the client leaves, which closes the
-            // connection after the answer: say so, or a client may send its next request down a closing socket.
+            // These requests watch their connection to cancel the work if the client leaves, and may be answered
+            // before their upload is read: the connection closes after the answer (and says so).
             response.headers[.connection] = "close"
+            context.closeAfterResponse()
         }
         metrics.requestFinished(route: route, status: response.status.code)
         let elapsed = ContinuousClock.now - start
         logger.info("request", metadata: [
             "method": .string(request.method.rawValue), "path": .string(request.uri.path),
-            "status": .stringConvertible(response.status.code),
+            "status": .stringConvertible(response.status.code), "request": .string(context.id),
             "ms": .stringConvertible(Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)),
         ])
         return response
@@ -45,7 +49,7 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
         case is CancellationError:
             return APIError(.init(code: 499), "The request was cancelled.", code: "cancelled")
         default:
-            return APIError(.internalServerError, "Internal error: \(error)", type: "server_error")
+            return .internalError(error)
         }
     }
 

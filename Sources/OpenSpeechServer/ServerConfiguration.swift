@@ -38,12 +38,22 @@ public struct ServerConfiguration: Sendable {
     /// Realtime transcription sessions (WebSockets) open at once; one more is refused (`openspeech serve`: 8 per
     /// transcription slot).
     public var maxRealtimeSessions: Int
+    /// Uploads being received or held on disk at once; one more is refused (429) before its body is read. The disk
+    /// holds at most this many times `maxUploadBytes` of uploads. Default: twice the slots and queue places.
+    public var maxUploads: Int
+    /// Seconds a client has to send a request's head, and that a connection may stay idle (between requests, or in
+    /// a body that stops arriving), before it is closed.
+    public var requestTimeout: Double
+    /// Web origins allowed to call a server without an API key, besides this machine's own (`*`: any); see
+    /// `OriginPolicy`. Ignored when a key is set.
+    public var allowedOrigins: [String]
 
     public init(host: String = "127.0.0.1", port: Int = 8000, apiKey: String? = nil, maxConcurrency: Int = 2,
                 maxQueue: Int = 16, maxUploadBytes: Int = 25 << 20, defaultLocale: Locale = Locale(identifier: "en-US"),
                 defaultModelID: String? = nil, beamSize: Int? = nil, computeType: ComputeType? = nil,
                 detectsSpeech: Bool = true, installsMissingModels: Bool = true, store: ModelStore = ModelStore(),
-                detectsLanguage: Bool = false, maxRealtimeSessions: Int = 16) {
+                detectsLanguage: Bool = false, maxRealtimeSessions: Int = 16, maxUploads: Int? = nil,
+                requestTimeout: Double = 30, allowedOrigins: [String] = []) {
         self.detectsLanguage = detectsLanguage
         self.host = host
         self.port = port
@@ -59,5 +69,8 @@ public struct ServerConfiguration: Sendable {
         self.installsMissingModels = installsMissingModels
         self.store = store
         self.maxRealtimeSessions = maxRealtimeSessions
+        self.maxUploads = maxUploads ?? 2 * (max(1, maxConcurrency) + max(0, maxQueue))
+        self.requestTimeout = requestTimeout
+        self.allowedOrigins = allowedOrigins
     }
 }

@@ -13,6 +13,7 @@ final class ServerMetrics: Sendable {
     private let realTimeFactor: ValueHistogram
     private let realtimeOpen: Gauge
     private let realtimeAudioSeconds: Counter
+    private let uploads: Gauge
 
     init() {
         queueDepth = registry.makeGauge(descriptor: Self.name("queue_depth", "Requests waiting for a transcription slot."))
@@ -26,6 +27,12 @@ final class ServerMetrics: Sendable {
         realtimeOpen = registry.makeGauge(descriptor: Self.name("realtime_sessions_open", "Realtime sessions open now."))
         realtimeAudioSeconds = registry.makeCounter(descriptor: Self.name(
             "realtime_audio_seconds_total", "Seconds of audio received by Realtime sessions."))
+        uploads = registry.makeGauge(descriptor: Self.name(
+            "uploads_in_progress", "Uploads being received or held on disk now."))
+    }
+
+    func uploadsChanged(_ count: Int) {
+        uploads.set(Double(count))
     }
 
     /// `openspeech_NAME` with its help text.

@@ -1,6 +1,7 @@
 import Foundation
 import OpenSpeech
 import SpeechAssets
+import SpeechEngine
 
 /// What a transcription or translation request asks for, read from its form fields and checked before any work:
 /// the model (a catalog id, or an OpenAI name such as `whisper-1` meaning the server's default), the language, the
@@ -136,9 +137,15 @@ struct TranscriptionRequest: Sendable {
             }
             self.temperature = value
         }
+        // Only the prompt's end reaches the model (its last 223 tokens): the rest is not kept.
         prompt = upload.field("prompt").flatMap { $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : $0 }
+            .map(PromptText.usableTail)
         stream = ["true", "1"].contains(upload.field("stream")?.lowercased() ?? "")
-        hotwords = HotwordList.parse(upload.field("hotwords") ?? "")
+        do {
+            hotwords = try HotwordList.parse(upload.field("hotwords") ?? "")
+        } catch {
+            throw APIError(.badRequest, error.message, param: "hotwords", code: "invalid_value")
+        }
     }
 
     /// The library's options for this request.

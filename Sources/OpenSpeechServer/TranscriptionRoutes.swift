@@ -12,54 +12,54 @@ import SpeechAudio
 struct TranscriptionRoutes: Sendable {
     let configuration: ServerConfiguration
     let limiter: ConcurrencyLimiter
+    let uploads: UploadLimit
     let metrics: ServerMetrics
     let logger: Logger
 
-    func add(to router: Router<BasicRequestContext>) {
-        router.post("/v1/audio/transcriptions") { request, _ in
-            try await handle(request, task: .transcribe)
+    func add(to router: Router<ServerRequestContext>) {
+        router.post("/v1/audio/transcriptions") { request, context in
+            try await handle(request, id: context.id, task: .transcribe)
         }
-        router.post("/v1/audio/translations") { request, _ in
-            try await handle(request, task: .translate)
+        router.post("/v1/audio/translations") { request, context in
+            try await handle(request, id: context.id, task: .translate)
         }
     }
 
-    private func handle(_ request: Request, task: TranscriptionRequest.Operation) async throws -> Response {
+    private func handle(_ request: Request, id: String, task: TranscriptionRequest.Operation) async throws -> Response {
+        // These answers need no body: they are given before it is read (the connection closes after every answer on
+        // these routes, so an unread upload is not read).
         if let length = request.headers[.contentLength].flatMap(Int.init), length > configuration.maxUploadBytes {
             throw APIError.tooLarge(limit: configuration.maxUploadBytes)
         }
-        let contentType = request.headers[.contentType]
+        guard let boundary = MultipartUpload.boundary(of: request.headers[.contentType]) else {
+            throw APIError(.badRequest, "Send the request as multipart/form-data (with its boundary) and the audio in "
+                           + "the field `file`.", code: "invalid_content_type")
+        }
+        let place = try uploads.admit()
         // The whole exchange is cancelled if the client closes its connection before the answer.
         return try await request.body.consumeWithCancellationOnInboundClose { body in
-            let upload = try await MultipartUpload.read(body, contentType: contentType, maxBytes: configuration.maxUploadBytes)
-            let cleanUp: @Sendable () -> Void = { _ = try? FileManager.default.removeItem(at: upload.directory) }
-            let parsed: TranscriptionRequest
-            let file: URL
-            do {
-                parsed = try TranscriptionRequest(upload, task: task, configuration: configuration)
-                guard let uploaded = upload.file else { throw APIError.missingFile() }
-                guard upload.fileSize > 0 else { throw APIError.emptyFile() }
-                file = uploaded
-                try await ensureModels(for: parsed)
-                try await limiter.acquire()
-            } catch {
-                cleanUp()
-                throw error
-            }
+            // The upload's folder and the slot are leases: given back when the work ends, or on any other path when
+            // their last reference goes (a streaming body that never runs).
+            let upload = try await MultipartUpload.read(body, boundary: boundary, maxBytes: configuration.maxUploadBytes,
+                                                        place: place)
+            let parsed = try TranscriptionRequest(upload, task: task, configuration: configuration)
+            guard let file = upload.file else { throw APIError.missingFile() }
+            guard upload.fileSize > 0 else { throw APIError.emptyFile() }
+            try await ensureModels(for: parsed)
+            let slot = try await limiter.acquire()
             if parsed.stream {
-                // The slot and the folder pass to the streaming body, which releases and removes them.
-                return streamingResponse(file: file, request: parsed, cleanUp: cleanUp)
+                return streamingResponse(file: file, request: parsed, id: id, leases: [slot, upload.folder])
+            }
+            defer {
+                slot.release()
+                upload.folder.release()
             }
             do {
                 let transcript = try await transcribe(file, parsed)
-                await limiter.release()
-                cleanUp()
                 let document = try parsed.format.document(transcript, request: parsed)
                 return Response(status: .ok, headers: [.contentType: parsed.format.contentType],
                                 body: .init(byteBuffer: ByteBuffer(string: document)))
             } catch {
-                await limiter.release()
-                cleanUp()
                 throw Self.apiError(for: error, file: file)
             }
         }
@@ -101,8 +101,7 @@ struct TranscriptionRoutes: Sendable {
 
     /// Server-sent events in OpenAI's shape: `transcript.text.delta` as each final result arrives, then
     /// `transcript.text.done` with the whole text; a failure after the headers went out is an `error` event.
-    private func streamingResponse(file: URL, request: TranscriptionRequest,
-                                   cleanUp: @escaping @Sendable () -> Void) -> Response {
+    private func streamingResponse(file: URL, request: TranscriptionRequest, id: String, leases: [Lease]) -> Response {
         let body = ResponseBody { writer in
             let (deltas, continuation) = AsyncStream<String>.makeStream()
             let work = Task {
@@ -128,12 +127,11 @@ struct TranscriptionRoutes: Sendable {
                 }
             } catch {
                 work.cancel()
-                let failure = Self.apiError(for: error, file: file)
+                let failure = Self.apiError(for: error, file: file).answer(requestID: id, logger: logger)
                 try? await writer.write(ByteBuffer(string: "data: \(failure.json)\n\n"))
             }
             _ = try? await work.value
-            await limiter.release()
-            cleanUp()
+            for lease in leases { lease.release() }
             try await writer.finish(nil)
         }
         return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"], body: body)
@@ -155,8 +153,7 @@ struct TranscriptionRoutes: Sendable {
         case is CancellationError:
             return APIError(.init(code: 499), "The request was cancelled.", code: "cancelled")
         default:
-            let reason = "\(error)".replacingOccurrences(of: file.path, with: "the uploaded file")
-            return APIError(.internalServerError, "Transcription failed: \(reason)", type: "server_error")
+            return .internalError(error)
         }
     }
 }

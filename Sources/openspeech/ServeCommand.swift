@@ -31,6 +31,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Largest upload accepted, in megabytes.")
     var maxUploadMb = 25
 
+    @Option(help: "Uploads received or held on disk at once before the server answers 429 (default: twice the slots and queue places).")
+    var maxUploads: Int?
+
+    @Option(help: "Seconds a client has to send a request's head, and a connection may stay idle, before it is closed.")
+    var requestTimeout: Double = 30
+
+    @Option(help: "A web origin (https://app.example.com) allowed to call a server without an API key, besides this machine's own pages; repeat it for more, `*` for any.")
+    var allowOrigin: [String] = []
+
     @Option(help: "Language when a request names none, e.g. en-US (default: detected in each upload's first speech).")
     var locale: String?
 
@@ -56,6 +65,10 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--max-realtime-sessions must be at least 1.")
         }
         if maxUploadMb < 1 { throw ValidationError("--max-upload-mb must be at least 1.") }
+        if let maxUploads, maxUploads < 1 { throw ValidationError("--max-uploads must be at least 1.") }
+        if !(requestTimeout > 0 && requestTimeout <= 3_600) {
+            throw ValidationError("--request-timeout must be more than 0 and at most 3600 seconds.")
+        }
         if let beamSize, !(1...16).contains(beamSize) { throw ValidationError("--beam-size must be from 1 to 16.") }
     }
 
@@ -72,7 +85,8 @@ struct ServeCommand: AsyncParsableCommand {
             host: host, port: port, apiKey: key, maxConcurrency: slots, maxQueue: maxQueue ?? 4 * slots,
             maxUploadBytes: maxUploadMb << 20, defaultLocale: chosen, defaultModelID: model, beamSize: beamSize,
             computeType: computeType, detectsSpeech: !noVad, installsMissingModels: !noDownload, detectsLanguage: detects,
-            maxRealtimeSessions: maxRealtimeSessions ?? 8 * slots)
+            maxRealtimeSessions: maxRealtimeSessions ?? 8 * slots, maxUploads: maxUploads, requestTimeout: requestTimeout,
+            allowedOrigins: allowOrigin)
 
         // The default model is ready before the first request (installed unless --no-download).
         let transcriber = FileTranscriber(options: .init(locale: chosen, modelID: model, detectsSpeech: !noVad,

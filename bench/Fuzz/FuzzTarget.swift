@@ -141,14 +141,12 @@ enum FuzzTarget: String, CaseIterable {
         let outcome = BlockingResult<MultipartUpload>()
         Task.detached {
             do {
-                outcome.set(.success(try await MultipartUpload.read(
-                    body, contentType: "multipart/form-data; boundary=\"fuzzboundary\"", maxBytes: 1 << 20)))
+                outcome.set(.success(try await MultipartUpload.read(body, boundary: "fuzzboundary", maxBytes: 1 << 20)))
             } catch {
                 outcome.set(.failure(error))
             }
         }
-        let upload = try outcome.wait().get()
-        try? FileManager.default.removeItem(at: upload.directory)
+        try outcome.wait().get().folder.release()
     }
 }
 

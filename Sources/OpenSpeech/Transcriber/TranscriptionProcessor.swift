@@ -107,7 +107,8 @@ actor TranscriptionProcessor: ModuleProcessor {
         results = TranscriptionResultBuilder(settings: settings)
         schedule = VolatileDecodeSchedule(agreementStep: settings.stepSeconds, previewStep: settings.previewSeconds)
         // Whisper's initial prompt: text as if heard before the audio, which the transcript then continues.
-        if let prompt = settings.initialPrompt?.trimmingCharacters(in: .whitespacesAndNewlines), !prompt.isEmpty {
+        if let prompt = settings.initialPrompt.map({ PromptText.usableTail($0.trimmingCharacters(in: .whitespacesAndNewlines))
+                .trimmingCharacters(in: .whitespacesAndNewlines) }), !prompt.isEmpty {
             promptText = " " + prompt
         }
     }

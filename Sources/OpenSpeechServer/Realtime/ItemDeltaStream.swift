@@ -5,10 +5,10 @@ import Synchronization
 /// volatile text is ignored.
 final class ItemDeltaStream: Sendable {
     let itemID: String
-    private let output: AsyncStream<String>.Continuation
+    private let output: RealtimeOutbox
     private let state = Mutex<(deltas: TranscriptDeltas, volatileOpen: Bool, finalText: String)>((TranscriptDeltas(), true, ""))
 
-    init(itemID: String, output: AsyncStream<String>.Continuation) {
+    init(itemID: String, output: RealtimeOutbox) {
         self.itemID = itemID
         self.output = output
     }

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdWebSocket
 import Logging
+import NIOCore
 
 /// `GET /v1/realtime?intent=transcription` upgraded to a WebSocket: OpenAI's Realtime API transcription session.
 /// The key is checked as on the HTTP routes (`Authorization: Bearer KEY`), or, for browsers that cannot set headers,
@@ -9,17 +10,25 @@ import Logging
 /// `intent=transcription`) gets an `error` event saying why, then a close (1008, policy violation); one over
 /// `--max-realtime-sessions` gets `session_limit_reached`, then a close (1013, try again later).
 struct RealtimeRoutes: Sendable {
-    /// The largest client message (OpenAI's limit for one `append` is 15 MiB of base64).
+    /// The largest client message, and frame (OpenAI's limit for one `append` is 15 MiB of base64); a larger one
+    /// closes the connection with code 1009 (message too big).
     static let maxMessageBytes = 16 << 20
 
     let configuration: ServerConfiguration
     let limiter: ConcurrencyLimiter
     let metrics: ServerMetrics
     let sessions: RealtimeSessionLimit
+    /// The web origins allowed to connect (a server without a key); nil: any (the key decides).
+    let origins: OriginPolicy?
     let logger: Logger
 
-    func add(to router: Router<BasicWebSocketRequestContext>) {
+    func add(to router: Router<RealtimeRequestContext>) {
         router.ws("/v1/realtime") { request, _ in
+            // A page of another origin (or a rebound host name) gets no WebSocket from a server without a key.
+            if let origins, !origins.permits(origin: request.headers[.origin],
+                                             host: request.head.authority) {
+                return .dontUpgrade
+            }
             var headers: HTTPFields = [:]
             // A client that offers subprotocols must get one back; OpenAI's is `realtime`.
             let offered = (request.headers[.secWebSocketProtocol] ?? "").split(separator: ",")
@@ -51,7 +60,7 @@ struct RealtimeRoutes: Sendable {
                 sessions.close()
                 metrics.realtimeSessionClosed(open: sessions.openSessions)
             }
-            try await serve(inbound: inbound, outbound: outbound)
+            try await serve(inbound: inbound, outbound: outbound, channel: context.requestContext.channel)
         }
     }
 
@@ -68,6 +77,10 @@ struct RealtimeRoutes: Sendable {
             return RealtimeEventError(code: "invalid_api_key", "Incorrect or missing API key: send it as "
                                       + "`Authorization: Bearer KEY`.", type: "invalid_request_error")
         }
+        guard !limiter.isShuttingDown else {
+            return RealtimeEventError(code: "shutting_down", "The server is shutting down and takes no new sessions.",
+                                      type: "server_error")
+        }
         guard request.uri.queryParameters["intent"] == "transcription" else {
             return RealtimeEventError(code: "unsupported_intent", "This server serves Realtime transcription sessions "
                                       + "only: connect to /v1/realtime?intent=transcription.", param: "intent")
@@ -79,34 +92,47 @@ struct RealtimeRoutes: Sendable {
         guard let key = configuration.apiKey, !key.isEmpty else { return true }
         let expected = Array(key.utf8)
         if let header = request.headers[.authorization], header.hasPrefix("Bearer "),
-           BearerAuthMiddleware<BasicRequestContext>.constantTimeEqual(Array(header.dropFirst("Bearer ".count).utf8), expected) {
+           BearerAuthMiddleware<ServerRequestContext>.constantTimeEqual(Array(header.dropFirst("Bearer ".count).utf8), expected) {
             return true
         }
         let prefix = "openai-insecure-api-key."
         let offered = (request.headers[.secWebSocketProtocol] ?? "").split(separator: ",")
             .map { $0.trimmingCharacters(in: .whitespaces) }
         return offered.contains { $0.hasPrefix(prefix)
-            && BearerAuthMiddleware<BasicRequestContext>.constantTimeEqual(Array($0.dropFirst(prefix.count).utf8), expected) }
+            && BearerAuthMiddleware<ServerRequestContext>.constantTimeEqual(Array($0.dropFirst(prefix.count).utf8), expected) }
     }
 
-    private func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
-        let (events, output) = AsyncStream<String>.makeStream()
+    /// Runs one session: client messages in, server events out through a bounded outbox. A client that stops reading
+    /// (the outbox overflows) gets its connection closed; a message too large closes it with 1009.
+    private func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel) async throws {
+        let outbox = RealtimeOutbox()
         let session: RealtimeTranscriptionSession
         do {
             session = try RealtimeTranscriptionSession(configuration: configuration, limiter: limiter, metrics: metrics,
-                                                       logger: logger, output: output)
+                                                       logger: logger, output: outbox)
         } catch let error as RealtimeEventError {
             try await outbound.write(.text(RealtimeServerEvent.error(error).json))
             return
         }
         logger.info("realtime session started", metadata: ["session": .string(session.id)])
         await session.start()
-        await withTaskGroup(of: Void.self) { group in
+        defer { logger.info("realtime session ended", metadata: ["session": .string(session.id)]) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                for await text in events {
+                for await text in outbox.events {
                     do { try await outbound.write(.text(text)) } catch { break }
+                    outbox.written(text)
                 }
             }
+            group.addTask {
+                for await _ in outbox.overflowed {
+                    logger.info("realtime session closed: its client does not read",
+                                metadata: ["session": .string(session.id)])
+                    // The client reads nothing, so a close frame would not reach it either: the connection ends here.
+                    channel.close(promise: nil)
+                }
+            }
+            defer { group.cancelAll() }
             do {
                 for try await message in inbound.messages(maxSize: Self.maxMessageBytes) {
                     switch message {
@@ -115,11 +141,12 @@ struct RealtimeRoutes: Sendable {
                     }
                 }
             } catch {
+                // The WebSocket layer closes with the code its error carries (1009 for a message too large).
                 logger.info("realtime session read failed", metadata: ["session": .string(session.id), "error": "\(error)"])
+                await session.close()
+                throw error
             }
             await session.close()
-            group.cancelAll()
         }
-        logger.info("realtime session ended", metadata: ["session": .string(session.id)])
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SpeechEngine
 
 /// The `session` object of a `transcription_session.update` event: only the fields the client sent (a missing field
 /// leaves the session's setting as it is). `turn_detection: null` turns server VAD off.
@@ -60,19 +61,20 @@ package struct RealtimeSessionUpdate: Sendable, Equatable {
             }
             model = try Self.string(fields, "model")
             language = try Self.string(fields, "language")
-            prompt = try Self.string(fields, "prompt")
+            // Only the prompt's end reaches the model: the rest is not kept.
+            prompt = try Self.string(fields, "prompt").map(PromptText.usableTail)
             switch fields["hotwords"] {
             case nil, is NSNull:
                 break
             case let text as String:
-                hotwords = HotwordList.parse(text)
+                do { hotwords = try HotwordList.parse(text) } catch { throw Self.refusedHotwords(error) }
             case let list as [Any]:
-                let phrases = list.compactMap { $0 as? String }
-                guard phrases.count == list.count else {
+                let strings = list.compactMap { $0 as? String }
+                guard strings.count == list.count else {
                     throw RealtimeEventError(code: "invalid_type", "`hotwords` must be a string or a list of strings.",
                                              param: "session.input_audio_transcription.hotwords")
                 }
-                hotwords = HotwordList.clean(phrases)
+                do { hotwords = try HotwordList.clean(strings) } catch { throw Self.refusedHotwords(error) }
             default:
                 throw RealtimeEventError(code: "invalid_type", "`hotwords` must be a string or a list of strings.",
                                          param: "session.input_audio_transcription.hotwords")
@@ -135,6 +137,10 @@ package struct RealtimeSessionUpdate: Sendable, Equatable {
                                            silenceDurationMilliseconds: silence)
             }
         }
+    }
+
+    private static func refusedHotwords(_ refusal: HotwordList.Refusal) -> RealtimeEventError {
+        RealtimeEventError(code: "invalid_value", refusal.message, param: "session.input_audio_transcription.hotwords")
     }
 
     private static func string(_ fields: [String: Any], _ key: String) throws(RealtimeEventError) -> String? {

@@ -3,6 +3,7 @@ import Logging
 import OpenSpeech
 import SpeechAudio
 import SpeechEngine
+import Synchronization
 
 /// One Realtime transcription session (one WebSocket): takes client events, keeps the uncommitted audio as 16 kHz
 /// samples, runs server VAD over it, and transcribes each committed item with the library's `FileTranscriber`, in
@@ -18,6 +19,8 @@ actor RealtimeTranscriptionSession {
     static let maxBufferSamples = 10 * 60 * 16_000
     /// The least audio a commit takes, as OpenAI's (100 ms).
     static let minCommitSamples = 1_600
+    /// Committed items of one session waiting for or in transcription; one more fails at once.
+    static let maxPendingItems = 4
 
     let id = RealtimeServerEvent.newID("sess")
     private let executor = EngineExecutor(label: "openspeech.realtime")
@@ -27,7 +30,7 @@ actor RealtimeTranscriptionSession {
     private let limiter: ConcurrencyLimiter
     private let metrics: ServerMetrics
     private let logger: Logger
-    private let output: AsyncStream<String>.Continuation
+    private let output: RealtimeOutbox
 
     private var settings: RealtimeSessionSettings
     private var decoder: InputAudioDecoder
@@ -53,11 +56,11 @@ actor RealtimeTranscriptionSession {
     private var previousItemID: String?
 
     /// The last item's transcription (each waits for the one before), and all of them, to cancel on close.
-    private var lastTranscription: Task<Void, Never>?
-    private var transcriptions: [Task<Void, Never>] = []
+    private var lastTranscription: ItemTranscription?
+    private var transcriptions: [ItemTranscription] = []
 
     init(configuration: ServerConfiguration, limiter: ConcurrencyLimiter, metrics: ServerMetrics, logger: Logger,
-         output: AsyncStream<String>.Continuation) throws {
+         output: RealtimeOutbox) throws {
         self.configuration = configuration
         self.limiter = limiter
         self.metrics = metrics
@@ -283,44 +286,57 @@ actor RealtimeTranscriptionSession {
         volatile = nil
     }
 
-    /// Announces the item and queues its transcription after the items before it.
+    /// Announces the item and queues its transcription after the items before it. The item takes a place in the
+    /// server's queue now (waiting behind its session's items counts as waiting); with none free, or with
+    /// `maxPendingItems` of this session's items already waiting, it fails at once (`queue_full`), as an HTTP request
+    /// gets 429.
     private func commit(_ samples: [Float], itemID: String, deltas: ItemDeltaStream? = nil) {
         send(.committed(itemID: itemID, previousItemID: previousItemID))
         previousItemID = itemID
+        transcriptions.removeAll { $0.isFinished }
+        let place: QueuePlace
+        do {
+            guard transcriptions.count < Self.maxPendingItems else {
+                throw APIError.queueFull(retryAfter: 1)
+            }
+            place = try limiter.reserve()
+        } catch {
+            let refusal = error as? APIError ?? APIError.queueFull(retryAfter: 1)
+            send(.transcriptionFailed(itemID: itemID, error: RealtimeEventError(
+                code: refusal.code ?? "queue_full", "The server is busy: this item was not transcribed. "
+                + refusal.message, type: refusal.type)))
+            return
+        }
         let previous = lastTranscription
         let options = settings.options(configuration)
         let (configuration, limiter, metrics, logger, output) = (configuration, limiter, metrics, logger, output)
         let deltas = deltas ?? ItemDeltaStream(itemID: itemID, output: output)
-        let task = Task.detached {
+        let task = ItemTranscription {
             await previous?.value
             await Self.transcribe(samples, itemID: itemID, options: options, configuration: configuration,
-                                  limiter: limiter, metrics: metrics, logger: logger, deltas: deltas, output: output)
+                                  place: place, metrics: metrics, logger: logger, deltas: deltas, output: output)
         }
         lastTranscription = task
-        transcriptions.removeAll { $0.isCancelled }
         transcriptions.append(task)
     }
 
     /// Transcribes one item: `delta` for the text of each final result beyond what was sent, then `completed`, or
     /// `failed`.
     private static func transcribe(_ samples: [Float], itemID: String, options: FileTranscriber.Options,
-                                   configuration: ServerConfiguration, limiter: ConcurrencyLimiter,
+                                   configuration: ServerConfiguration, place: QueuePlace,
                                    metrics: ServerMetrics, logger: Logger, deltas: ItemDeltaStream,
-                                   output: AsyncStream<String>.Continuation) async {
+                                   output: RealtimeOutbox) async {
         guard !Task.isCancelled else { return }
         let transcriber = FileTranscriber(options: options, store: configuration.store)
-        var acquired = false
         do {
             try await installModels(transcriber, configuration: configuration, logger: logger)
-            try await limiter.acquire()
-            acquired = true
+            let slot = try await place.acquire()
             let start = ContinuousClock.now
             let transcript = try await transcriber.transcribe(samples: samples) { event in
                 guard case .finalText(let text) = event else { return }
                 deltas.final(text)
             }
-            await limiter.release()
-            acquired = false
+            slot.release()
             let elapsed = ContinuousClock.now - start
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
             let duration = Double(samples.count) / 16_000
@@ -333,14 +349,14 @@ actor RealtimeTranscriptionSession {
             output.yield(RealtimeServerEvent.transcriptionCompleted(itemID: itemID, transcript: transcript.text,
                                                                     audioSeconds: duration, logprobs: logprobs).json)
         } catch {
-            if acquired { await limiter.release() }
             if error is CancellationError || Task.isCancelled { return }
             let failure: RealtimeEventError
             if let error = error as? APIError {
                 failure = RealtimeEventError(code: error.code ?? "transcription_failed", error.message, type: error.type)
             } else {
-                failure = RealtimeEventError(code: "transcription_failed", "Transcription failed: \(error)",
-                                             type: "server_error")
+                logger.error("realtime item failed", metadata: ["item": .string(itemID), "error": "\(error)"])
+                failure = RealtimeEventError(code: "transcription_failed", "The server failed to transcribe this item; "
+                                             + "its log has the details under item id \(itemID).", type: "server_error")
             }
             output.yield(RealtimeServerEvent.transcriptionFailed(itemID: itemID, error: failure).json)
         }
@@ -398,5 +414,35 @@ actor RealtimeTranscriptionSession {
             return model.makeStream(batchChunks: 1)
         }
         return EnergyVADStream()
+    }
+}
+
+/// One committed item's transcription, running detached, and whether it has ended (a session counts its items
+/// waiting).
+private struct ItemTranscription: Sendable {
+    private final class Flag: Sendable {
+        let ended = Atomic(false)
+    }
+
+    private let flag = Flag()
+    private let task: Task<Void, Never>
+
+    init(_ work: @escaping @Sendable () async -> Void) {
+        let flag = self.flag
+        task = Task.detached {
+            await work()
+            flag.ended.store(true, ordering: .releasing)
+        }
+    }
+
+    var isFinished: Bool { flag.ended.load(ordering: .acquiring) }
+
+    /// Waits for the transcription's end.
+    var value: Void {
+        get async { await task.value }
+    }
+
+    func cancel() {
+        task.cancel()
     }
 }

@@ -90,7 +90,7 @@ final class VolatileItemTranscription: Sendable {
 
     /// Hands all pending audio to the analyzer as one piece, when a slot is free; then the next piece, if one is due.
     private func feed() async {
-        guard await limiter.tryAcquire() else {
+        guard let slot = limiter.tryAcquire() else {
             state.withLock { $0.feeding = false }
             return
         }
@@ -110,7 +110,7 @@ final class VolatileItemTranscription: Sendable {
                 state.withLock { $0.stopped = true }
             }
         }
-        await limiter.release()
+        slot.release()
         state.withLock { $0.feeding = false }
         feedIfReady()
     }

@@ -415,7 +415,8 @@ public final class WhisperSession {
     private func initialPromptTokens(_ options: TranscriptionOptions) -> [Int] {
         if let tokens = options.initialPromptTokens { return tokens }
         if let text = options.initialPrompt {
-            return model.tokenizer.encode(" " + text.trimmingCharacters(in: .whitespacesAndNewlines))
+            let tail = PromptText.usableTail(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            return model.tokenizer.encode(" " + tail.trimmingCharacters(in: .whitespacesAndNewlines))
         }
         return []
     }

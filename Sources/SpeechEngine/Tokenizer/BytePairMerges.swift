@@ -1,3 +1,5 @@
+import HeapModule
+
 /// The merge rules of a byte-level BPE model, over token ids: which adjacent pair merges first and
 /// into which token.
 struct BytePairMerges: Sendable {
@@ -37,22 +39,65 @@ struct BytePairMerges: Sendable {
         UInt64(UInt32(bitPattern: left)) << 32 | UInt64(UInt32(bitPattern: right))
     }
 
-    /// Encodes one pre-tokenized piece: start from its bytes and repeatedly apply the best-ranked
-    /// merge (leftmost on ties) until none applies; appends the ids to `output`.
-    func encode(_ bytes: some Collection<UInt8>, into output: inout [Int]) {
-        var symbols = bytes.map { byteTokens[Int($0)] }
-        while symbols.count > 1 {
-            var best: (index: Int, merge: Merge)?
-            for index in 0..<(symbols.count - 1) {
-                if let merge = merges[Self.key(symbols[index], symbols[index + 1])],
-                   best == nil || merge.rank < best!.merge.rank {
-                    best = (index, merge)
-                }
-            }
-            guard let best else { break }
-            symbols[best.index] = best.merge.merged
-            symbols.remove(at: best.index + 1)
+    /// A pair that could merge: its rank, and the symbols (by first byte position) it joins, each with the version it
+    /// had when the pair was seen (a symbol's version changes when it merges, so an outdated pair is recognized).
+    private struct Candidate: Comparable {
+        let rank: Int32
+        let left: Int32
+        let leftVersion: Int32
+        let right: Int32
+        let rightVersion: Int32
+
+        /// Best rank first, leftmost on ties: the order in which merges apply.
+        static func < (a: Candidate, b: Candidate) -> Bool {
+            a.rank != b.rank ? a.rank < b.rank : a.left < b.left
         }
-        output.append(contentsOf: symbols.lazy.map { Int($0) })
+
+        static func == (a: Candidate, b: Candidate) -> Bool {
+            a.rank == b.rank && a.left == b.left
+        }
+    }
+
+    /// Encodes one pre-tokenized piece: start from its bytes and repeatedly apply the best-ranked merge (leftmost on
+    /// ties) until none applies; appends the ids to `output`. The candidate pairs wait in a heap and the symbols form a
+    /// linked list, so a piece of n bytes costs O(n log n), whatever its content (a naive rescan per merge is
+    /// quadratic: a 64 KB word without spaces took a minute).
+    func encode(_ bytes: some Collection<UInt8>, into output: inout [Int]) {
+        var tokens = bytes.map { byteTokens[Int($0)] }
+        let count = tokens.count
+        guard count > 1 else {
+            output.append(contentsOf: tokens.lazy.map { Int($0) })
+            return
+        }
+        // Symbol i covers positions i..<next[i]; a merged-away symbol has version -1.
+        var next = (0..<count).map { Int32($0 + 1) }
+        var previous = (0..<count).map { Int32($0 - 1) }
+        var version = [Int32](repeating: 0, count: count)
+        var candidates = Heap<Candidate>()
+        func consider(_ left: Int32, _ right: Int32) {
+            guard left >= 0, right < count,
+                  let merge = merges[Self.key(tokens[Int(left)], tokens[Int(right)])] else { return }
+            candidates.insert(Candidate(rank: merge.rank, left: left, leftVersion: version[Int(left)],
+                                        right: right, rightVersion: version[Int(right)]))
+        }
+        for index in 0..<(count - 1) { consider(Int32(index), Int32(index + 1)) }
+        while let best = candidates.popMin() {
+            let left = Int(best.left), right = Int(best.right)
+            guard version[left] == best.leftVersion, version[right] == best.rightVersion else { continue }
+            guard let merge = merges[Self.key(tokens[left], tokens[right])] else { continue }
+            tokens[left] = merge.merged
+            version[left] += 1
+            version[right] = -1
+            let after = next[right]
+            next[left] = after
+            if after < count { previous[Int(after)] = Int32(left) }
+            consider(previous[left], Int32(left))
+            consider(Int32(left), after)
+        }
+        var index = 0
+        while index < count {
+            output.append(Int(tokens[index]))
+            index = Int(next[index])
+        }
     }
 }
