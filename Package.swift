@@ -16,13 +16,28 @@ let engineSettings: [SwiftSetting] = Context.environment["OPENSPEECH_TARGET_CPU"
 let oneDNN: [Target.Dependency] = FileManager.default.fileExists(atPath: "/usr/include/oneapi/dnnl/dnnl.h")
     ? [.target(name: "CDNNL", condition: .when(platforms: [.linux]))] : []
 
-/// Modules named for Apple's frameworks that speech code imports beside `Speech` (`AVFoundation`, `CoreMedia`),
-/// bringing OpenSpeech's audio types under them where the frameworks do not exist (Linux): such code compiles with
-/// only `import Speech` changed. On Apple platforms the system's frameworks are imported instead.
+/// Modules named for Apple's frameworks that speech code imports (`Speech`, and beside it `AVFoundation` and
+/// `CoreMedia`), each re-exporting the OpenSpeech module that stands for it where the frameworks do not exist
+/// (Linux): such code compiles unchanged. On Apple platforms the system's frameworks are imported instead.
 #if os(Linux)
-let appleFrameworkModules = ["AVFoundation", "CoreMedia"]
+let appleFrameworkStandIns: [(module: String, reexports: String)] = [
+    ("Speech", "OpenSpeech"), ("AVFoundation", "SpeechAudio"), ("CoreMedia", "SpeechAudio"),
+]
 #else
-let appleFrameworkModules: [String] = []
+let appleFrameworkStandIns: [(module: String, reexports: String)] = []
+#endif
+let appleFrameworkModules = appleFrameworkStandIns.map(\.module)
+
+/// Clients written for Apple's frameworks, built unchanged against the stand-ins (Linux only, where they exist).
+#if os(Linux)
+let appleClients: [Target] = [
+    // A tool written for Apple's Speech, unedited: raw PCM from a pipe through SpeechAnalyzer or SFSpeechRecognizer,
+    // its speech code under `#if canImport(Speech)`; the Apple-client tests run it.
+    .executableTarget(name: "apple-speech-pipe", dependencies: ["OpenSpeech"] + appleFrameworkModules.map { .target(name: $0) },
+                      path: "Tests/AppleClients/SpeechPipe"),
+]
+#else
+let appleClients: [Target] = []
 #endif
 
 let package = Package(
@@ -98,7 +113,7 @@ let package = Package(
             name: "OpenSpeech",
             dependencies: ["SpeechAudio", "SpeechAssets", "SpeechEngine",
                            .target(name: "COpenCC", condition: .when(platforms: [.linux]))]),
-    ] + appleFrameworkModules.map { .target(name: $0, dependencies: ["SpeechAudio"]) } + [
+    ] + appleFrameworkStandIns.map { .target(name: $0.module, dependencies: [.target(name: $0.reexports)]) } + [
         // OpenAI's audio API over HTTP, a thin client of OpenSpeech's FileTranscriber (DESIGN.md §7).
         .target(
             name: "OpenSpeechServer",
@@ -158,6 +173,7 @@ let package = Package(
         .executableTarget(name: "legacy-app", dependencies: ["OpenSpeech"] + appleFrameworkModules.map { .target(name: $0) },
                           path: "Tests/LegacyClients/AppStyleClient",
                           swiftSettings: [.swiftLanguageMode(.v5)]),
+    ] + appleClients + [
 
         // Tests. TestSupport holds what several test targets share (corpus, ffmpeg, temp dirs).
         .target(name: "TestSupport", dependencies: ["SpeechAudio", "SpeechAssets", "SpeechEvaluation"], path: "Tests/TestSupport"),
@@ -200,7 +216,7 @@ if let sanitizer = Context.environment["OPENSPEECH_SANITIZE"] {
 /// without the fuzz targets (`address`, `thread`) the layers above them are left out too.
 if let sanitizer = Context.environment["OPENSPEECH_SANITIZE"], Context.environment["OPENSPEECH_SANITIZE_FAST_ONLY"] == "1" {
     var left: Set = ["OpenSpeechTests", "OpenSpeechServerTests", "openspeech", "audio-decode-bench", "whisper-bench",
-                     "vad-bench", "api-bench", "live-bench", "legacy-cli", "legacy-app"]
+                     "vad-bench", "api-bench", "live-bench", "legacy-cli", "legacy-app", "apple-speech-pipe"]
     if sanitizer != "fuzzer" { left.formUnion(["OpenSpeech", "OpenSpeechServer", "openspeech-fuzz"] + appleFrameworkModules) }
     package.targets.removeAll { left.contains($0.name) }
     package.products.removeAll { left.contains($0.name) }

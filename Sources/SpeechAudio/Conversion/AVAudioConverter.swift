@@ -76,6 +76,7 @@ public final class AVAudioConverter: Sendable {
         var flushed = false
         var primeMethod: AVAudioConverterPrimeMethod = .normal
         var quality: Int = AVAudioQuality.high.rawValue
+        var downmix = false
     }
 
     /// A converter between two PCM formats; nil when either is `.otherFormat`.
@@ -91,6 +92,14 @@ public final class AVAudioConverter: Sendable {
     public var primeMethod: AVAudioConverterPrimeMethod {
         get { state.withLock { $0.primeMethod } }
         set { state.withLock { $0.primeMethod = newValue } }
+    }
+
+    /// Whether to mix the input's channels down to fewer output channels. Kept for source compatibility: ours always
+    /// mixes down (averaging the channels, stereo to mono is (L + R) / 2), where Apple's, left `false`, maps
+    /// channels instead of mixing them.
+    public var downmix: Bool {
+        get { state.withLock { $0.downmix } }
+        set { state.withLock { $0.downmix = newValue } }
     }
 
     /// Always zero frames: libswresample does not prime.

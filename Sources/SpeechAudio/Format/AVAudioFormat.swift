@@ -46,6 +46,10 @@ public final class AVAudioFormat: Sendable, Hashable, CustomStringConvertible {
     public let channelCount: AVAudioChannelCount
     /// Whether the channels' samples alternate in one buffer rather than lying in one buffer per channel.
     public let isInterleaved: Bool
+    /// The Core Audio description `streamDescription` points at, allocated with the format and freed with it.
+    /// `nonisolated(unsafe)` (a pointer is not `Sendable`): it is written once, in `init`, before the format can be
+    /// shared, and only read after; the format frees it in `deinit`, when nothing else holds the format.
+    private nonisolated(unsafe) let streamDescriptionStorage: UnsafeMutablePointer<AudioStreamBasicDescription>
 
     /// A format with the given sample type; nil for `.otherFormat`, a rate that is not positive and finite,
     /// or a channel count of zero.
@@ -58,6 +62,8 @@ public final class AVAudioFormat: Sendable, Hashable, CustomStringConvertible {
         self.sampleRate = sampleRate
         self.channelCount = channels
         self.isInterleaved = interleaved
+        streamDescriptionStorage = .allocate(capacity: 1)
+        streamDescriptionStorage.initialize(to: AudioStreamBasicDescription(linearPCM: self))
     }
 
     /// The format an input node reports when there is no input device: Float32, 0 Hz, 0 channels, as on Apple's
@@ -69,7 +75,11 @@ public final class AVAudioFormat: Sendable, Hashable, CustomStringConvertible {
         sampleRate = 0
         channelCount = 0
         isInterleaved = false
+        streamDescriptionStorage = .allocate(capacity: 1)
+        streamDescriptionStorage.initialize(to: AudioStreamBasicDescription(linearPCM: self))
     }
+
+    deinit { streamDescriptionStorage.deallocate() }
 
     /// The standard format: 32-bit float, deinterleaved.
     public convenience init?(standardFormatWithSampleRate sampleRate: Double, channels: AVAudioChannelCount) {
@@ -84,6 +94,23 @@ public final class AVAudioFormat: Sendable, Hashable, CustomStringConvertible {
         self.init(commonFormat: description.processingCommonFormat, sampleRate: description.sampleRate,
                   channels: description.channelCount, interleaved: !description.isNonInterleaved)
     }
+
+    /// A format from Core Audio's description of linear PCM, as in AVFoundation: 16- or 32-bit signed integers or
+    /// 32- or 64-bit floats, native-endian, packed, interleaved or not (`kAudioFormatFlagIsNonInterleaved`), with
+    /// `mBytesPerFrame` and `mBytesPerPacket` matching. Nil for anything else, where Apple's makes a format of
+    /// `.otherFormat` (compressed audio, 8- or 24-bit or big-endian samples), which this library cannot hold.
+    public convenience init?(streamDescription asbd: UnsafePointer<AudioStreamBasicDescription>) {
+        let description = asbd.pointee
+        guard let layout = description.linearPCMLayout else { return nil }
+        self.init(commonFormat: layout.commonFormat, sampleRate: description.mSampleRate,
+                  channels: description.mChannelsPerFrame, interleaved: layout.interleaved)
+    }
+
+    /// Core Audio's description of the format, as in AVFoundation: `kAudioFormatLinearPCM`, native-endian packed
+    /// samples (`kAudioFormatFlagIsFloat` or `kAudioFormatFlagIsSignedInteger`, and `kAudioFormatFlagIsNonInterleaved`
+    /// when deinterleaved, mono included), one frame per packet, `mBytesPerFrame` counting every channel when
+    /// interleaved and one when not. Valid as long as the format; read-only.
+    public var streamDescription: UnsafePointer<AudioStreamBasicDescription> { UnsafePointer(streamDescriptionStorage) }
 
     /// Whether this is the standard format: Float32, deinterleaved.
     public var isStandard: Bool { commonFormat == .pcmFormatFloat32 && !isInterleaved }

@@ -4,13 +4,31 @@ import Synchronization
 ///
 /// `@unchecked Sendable` (Apple's buffers cross concurrency domains the same way, e.g. in `AnalyzerInput`):
 /// the only mutable Swift state, `frameLength`, is an atomic; `format` and `frameCapacity` never change; the
-/// sample memory is reached only through the unsafe pointers of the channel-data properties, whose use, as
-/// with any unsafe pointer, is the caller's to synchronize. The framework only reads a buffer after it was
-/// handed over and never writes to one it did not create.
+/// sample memory and the buffer lists are reached only through the unsafe pointers of the channel-data and
+/// buffer-list properties, whose use, as with any unsafe pointer, is the caller's to synchronize (setting
+/// `frameLength` writes the byte sizes of `audioBufferList`, as it writes the frame count). The framework only
+/// reads a buffer's samples and frame count after it was handed over, never its lists, and never writes to a
+/// buffer it did not create.
 public class AVAudioBuffer: @unchecked Sendable {
     /// The format of the buffer's samples; it never changes.
     public let format: AVAudioFormat
-    init(format: AVAudioFormat) { self.format = format }
+    let bufferLists: PCMBufferLists
+
+    init(format: AVAudioFormat, bufferLists: consuming PCMBufferLists) {
+        self.format = format
+        self.bufferLists = bufferLists
+    }
+
+    /// The samples as Core Audio's buffer list, as in AVFoundation: one `AudioBuffer` per channel (one in all
+    /// when interleaved), each pointing at its samples, with `mDataByteSize` the bytes of `frameLength` frames.
+    /// The list must not be changed; the samples may be. Code that moves raw PCM (`Data`, a pipe, a socket)
+    /// copies `mDataByteSize` bytes from or to `mData` (setting `frameLength` first when filling).
+    public var audioBufferList: UnsafePointer<AudioBufferList> { UnsafePointer(bufferLists.readOnly) }
+
+    /// The same buffers for code that fills them, as in AVFoundation: `mDataByteSize` is the bytes of
+    /// `frameCapacity` frames. Its fields may be changed but this list is the caller's alone: changing a byte size
+    /// does not change `frameLength` (Apple's may); set `frameLength` after filling, as Apple's documentation asks.
+    public var mutableAudioBufferList: UnsafeMutablePointer<AudioBufferList> { bufferLists.mutable }
 }
 
 /// Linear PCM audio in memory, as in AVFoundation: `frameCapacity` frames allocated, `frameLength` valid.
@@ -41,7 +59,8 @@ public final class AVAudioPCMBuffer: AVAudioBuffer, @unchecked Sendable {
         for channel in 0..<pointerCount {
             channelPointers[channel] = storage + channel * Int(frameCapacity) * bytesPerSample
         }
-        super.init(format: format)
+        super.init(format: format, bufferLists: PCMBufferLists(format: format, frameCapacity: frameCapacity,
+                                                               channelData: channelPointers))
     }
 
     deinit {
@@ -49,10 +68,15 @@ public final class AVAudioPCMBuffer: AVAudioBuffer, @unchecked Sendable {
         storage.deallocate()
     }
 
-    /// The number of valid frames; setting more than `frameCapacity` stores `frameCapacity`.
+    /// The number of valid frames; setting more than `frameCapacity` stores `frameCapacity`. Setting it sets the
+    /// byte sizes of `audioBufferList` to match.
     public var frameLength: AVAudioFrameCount {
         get { validFrames.load(ordering: .acquiring) }
-        set { validFrames.store(min(newValue, frameCapacity), ordering: .releasing) }
+        set {
+            let frames = min(newValue, frameCapacity)
+            bufferLists.setFrameLength(frames)
+            validFrames.store(frames, ordering: .releasing)
+        }
     }
 
     /// Samples between consecutive frames of one channel: the channel count when interleaved, else 1.
