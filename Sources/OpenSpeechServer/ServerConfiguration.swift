@@ -39,7 +39,7 @@ public struct ServerConfiguration: Sendable {
     /// transcription slot).
     public var maxRealtimeSessions: Int
     /// Uploads being received or held on disk at once; one more is refused (429) before its body is read. The disk
-    /// holds at most this many times `maxUploadBytes` of uploads. Default: twice the slots and queue places.
+    /// holds at most this many times `maxUploadBytes` of uploads. Default: four times the slots and queue places.
     public var maxUploads: Int
     /// Seconds a client has to send a request's head, and that a connection may stay idle (between requests, or in
     /// a body that stops arriving), before it is closed.
@@ -69,7 +69,7 @@ public struct ServerConfiguration: Sendable {
         self.installsMissingModels = installsMissingModels
         self.store = store
         self.maxRealtimeSessions = maxRealtimeSessions
-        self.maxUploads = maxUploads ?? 2 * (max(1, maxConcurrency) + max(0, maxQueue))
+        self.maxUploads = maxUploads ?? 4 * (max(1, maxConcurrency) + max(0, maxQueue))
         self.requestTimeout = requestTimeout
         self.allowedOrigins = allowedOrigins
     }

@@ -31,7 +31,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Largest upload accepted, in megabytes.")
     var maxUploadMb = 25
 
-    @Option(help: "Uploads received or held on disk at once before the server answers 429 (default: twice the slots and queue places).")
+    @Option(help: "Uploads received or held on disk at once before the server answers 429 (default: four times the slots and queue places).")
     var maxUploads: Int?
 
     @Option(help: "Seconds a client has to send a request's head, and a connection may stay idle, before it is closed.")

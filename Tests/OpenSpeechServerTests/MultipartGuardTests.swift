@@ -23,10 +23,9 @@ import Testing
             for chunk in chunks { continuation.yield(chunk) }
             continuation.finish()
         }
-        let upload = try await MultipartUpload.read(
-            RequestBody(asyncSequence: stream), contentType: "multipart/form-data; boundary=\"\(boundary)\"",
-            maxBytes: 1 << 20)
-        try? FileManager.default.removeItem(at: upload.directory)
+        let upload = try await MultipartUpload.read(RequestBody(asyncSequence: stream), boundary: boundary,
+                                                    maxBytes: 1 << 20)
+        upload.folder.release()
         return upload
     }
 

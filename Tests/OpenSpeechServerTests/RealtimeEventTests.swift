@@ -102,11 +102,25 @@ import Testing
         #expect(InputAudioDecoder.expandALaw(0xAA) == 32256 && InputAudioDecoder.expandALaw(0x2A) == -32256)
     }
 
-    @Test("hotwords: comma-separated phrases or space-separated words, trimmed, without repeats")
-    func hotwordLists() {
-        #expect(HotwordList.parse("Risdon, Zoë Quinn ,gurr,, Risdon") == ["Risdon", "Zoë Quinn", "gurr"])
-        #expect(HotwordList.parse("  archy  risdon\ngurr ") == ["archy", "risdon", "gurr"])
-        #expect(HotwordList.parse(" , ").isEmpty)
+    @Test("hotwords: comma-separated phrases or space-separated words, trimmed, without repeats; at most 200 of at most 64 characters, else a sentence")
+    func hotwordLists() throws {
+        #expect(try HotwordList.parse("Risdon, Zoë Quinn ,gurr,, Risdon") == ["Risdon", "Zoë Quinn", "gurr"])
+        #expect(try HotwordList.parse("  archy  risdon\ngurr ") == ["archy", "risdon", "gurr"])
+        #expect(try HotwordList.parse(" , ").isEmpty)
+        let many = (0..<HotwordList.maxCount).map { "word\($0)" }
+        #expect(try HotwordList.clean(many).count == HotwordList.maxCount)
+        #expect(throws: HotwordList.Refusal.self) { try HotwordList.clean(many + ["one more"]) }
+        #expect(throws: HotwordList.Refusal.self) { try HotwordList.parse(String(repeating: "a,", count: 1_000_000)) }
+        #expect(throws: HotwordList.Refusal.self) { try HotwordList.parse(String(repeating: "a", count: 65)) }
+        // Repeats do not count.
+        #expect(try HotwordList.parse(Array(repeating: "Risdon", count: 300).joined(separator: ", ")) == ["Risdon"])
+        // The Realtime update refuses them with an event naming the parameter.
+        let update = #"{"type":"transcription_session.update","session":{"input_audio_transcription":{"hotwords":"\#(String(repeating: "b", count: 100))"}}}"#
+        guard case .failure(let error) = RealtimeClientEvent.decode(update) else {
+            Issue.record("a 100-character hotword was accepted")
+            return
+        }
+        #expect(error.param == "session.input_audio_transcription.hotwords", "\(error)")
     }
 
     @Test("settings: defaults as OpenAI's, an update applies whole or not at all")

@@ -24,6 +24,10 @@ import TestSupport
         " Mr. Quilter is the apostle of the middle classes.", " And so, my fellow Americans, ask not what your country can do for you.",
         "THE SQUALID QUARTER OF THE BROTHELS", "Supercalifragilisticexpialidocious", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
         "ｆｕｌｌｗｉｄｔｈ", "𝔘𝔫𝔦𝔠𝔬𝔡𝔢", "x²+y²=z²", "C++ & C#", "user@example.com", "https://example.com/a?b=c",
+        // Long pieces, where the order of merges matters most (the encoder takes them from a queue).
+        String(repeating: "a", count: 3_001), String(repeating: "ab", count: 1_500), String(repeating: "lol", count: 999),
+        String(repeating: "Mississippi", count: 300), String(repeating: "😀", count: 500),
+        String(repeating: "supercalifragilistic", count: 150),
     ]
 
     /// Deterministic random strings assembled from fragments of many kinds.

@@ -104,4 +104,26 @@ import TestSupport
         let reference = try await TokenizerReference.nonSpeechTokens(modelDirectory: TestModels.directory(for: "whisper-base"))
         #expect(tokenizer.nonSpeechTokens == reference)
     }
+
+    @Test("a prompt's usable tail: its last 223 tokens are the whole text's, and a 64 KB word without spaces is cut and encoded at once")
+    func promptTail() async throws {
+        let tokenizer = try await WhisperTokenizer(modelDirectory: TestModels.directory(for: "whisper-base"))
+        // Real text, far longer than the tail: the corpus's transcripts one after another.
+        let text = Corpus.items.map(\.transcript).joined(separator: " ")
+        #expect(text.unicodeScalars.count > 2 * PromptText.maxScalars)
+        let tail = PromptText.usableTail(text)
+        #expect(tail.unicodeScalars.count <= PromptText.maxScalars && tail.first == " ")
+        #expect(tokenizer.encode(" " + tail.trimmingCharacters(in: .whitespaces)).suffix(223)
+                == tokenizer.encode(" " + text).suffix(223))
+        #expect(PromptText.usableTail("short prompt") == "short prompt")
+
+        // A word of 64 KB (an attacker's prompt): cut to the limit, and the encoder is not quadratic in it.
+        let word = String(repeating: "a", count: 65_536)
+        #expect(PromptText.usableTail(word).unicodeScalars.count == PromptText.maxScalars)
+        let start = ContinuousClock.now
+        let ids = tokenizer.encode(word)
+        // Quadratic, this took a minute; linear, a few milliseconds. The bound only catches a hang.
+        #expect(ContinuousClock.now - start < .seconds(5))
+        #expect(tokenizer.decode(ids) == word)
+    }
 }

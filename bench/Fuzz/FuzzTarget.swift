@@ -22,6 +22,8 @@ enum FuzzTarget: String, CaseIterable {
     case wheel
     case multipart
     case realtimeEvent = "realtime-event"
+    case httpHead = "http-head"
+    case bytePairEncoder = "byte-pair-encoder"
 
     /// What the input stands for, for the script's help.
     var summary: String {
@@ -39,6 +41,8 @@ enum FuzzTarget: String, CaseIterable {
         case .wheel: "a Python wheel (zip) a model installs from"
         case .multipart: "a multipart/form-data request body of the server"
         case .realtimeEvent: "a Realtime WebSocket message: event, session update, appended audio in every format"
+        case .httpHead: "a connection's bytes before the HTTP parser (heads, bodies, framing), whole and byte by byte"
+        case .bytePairEncoder: "text to the tokenizer's byte-pair encoder: round trip, and a letter run against the rules"
         }
     }
 
@@ -57,6 +61,8 @@ enum FuzzTarget: String, CaseIterable {
         case .wheel: "model.whl"
         case .multipart: "body"
         case .realtimeEvent: "message.json"
+        case .httpHead: "connection.bin"
+        case .bytePairEncoder: "text.txt"
         }
     }
 
@@ -64,7 +70,7 @@ enum FuzzTarget: String, CaseIterable {
     func run(_ bytes: Data, in folder: URL) -> String {
         let url = folder.appendingPathComponent(fileName)
         do {
-            if self != .multipart && self != .realtimeEvent { try bytes.write(to: url) }
+            if ![.multipart, .realtimeEvent, .httpHead, .bytePairEncoder].contains(self) { try bytes.write(to: url) }
             switch self {
             case .modelFile:
                 try EngineReaders.readModelFile(url)
@@ -99,6 +105,10 @@ enum FuzzTarget: String, CaseIterable {
                 try runMultipart(bytes)
             case .realtimeEvent:
                 return try runRealtimeMessage(bytes)
+            case .httpHead:
+                return runConnectionBytes(bytes)
+            case .bytePairEncoder:
+                return try BytePairFuzz.run(bytes)
             }
             return "read"
         } catch {
@@ -131,6 +141,21 @@ enum FuzzTarget: String, CaseIterable {
             }
             return "read"
         }
+    }
+
+    /// A connection's bytes through the guard's scanner at once and one byte at a time: the same verdict either way.
+    private func runConnectionBytes(_ bytes: Data) -> String {
+        func verdict(_ pieces: [Data]) -> String {
+            var scanner = RequestHeadScanner()
+            for piece in pieces {
+                do { try scanner.scan(piece) } catch { return "refused \(error.status)" }
+            }
+            return "done \(scanner.isDone), inside a head \(scanner.isInsideHead)"
+        }
+        let whole = verdict([bytes])
+        let single = verdict(bytes.map { Data([$0]) })
+        guard whole == single else { fatalError("the scanner depends on how the bytes are cut: \(whole) / \(single)") }
+        return whole
     }
 
     /// The body as the server receives it, cut in two where the first byte says (parsers keep state across chunks).

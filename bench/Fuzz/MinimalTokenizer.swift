@@ -3,16 +3,22 @@ import Foundation
 /// The smallest `tokenizer.json` Whisper's tokenizer accepts: the 256 byte tokens of the byte-level alphabet, no
 /// merges, and the special tokens as added tokens; the vocabulary target writes a `vocabulary.json` beside it.
 enum MinimalTokenizer {
-    static let json: String = {
+    static let json = json(merges: [])
+
+    /// The same with merge rules (over printable ASCII spellings), each merged spelling a token after the specials.
+    static func json(merges: [(String, String)]) -> String {
         var vocab: [String: Int] = [:]
         for (id, spelling) in byteSpellings.enumerated() { vocab[spelling] = id }
         let specials = ["<|endoftext|>", "<|startoftranscript|>", "<|en|>", "<|translate|>", "<|transcribe|>",
                         "<|startoflm|>", "<|startofprev|>", "<|nocaptions|>", "<|notimestamps|>"]
         let added = specials.enumerated().map { ["id": 256 + $0.offset, "content": $0.element] as [String: Any] }
-        let root: [String: Any] = ["model": ["type": "BPE", "vocab": vocab, "merges": [String]()], "added_tokens": added]
+        let firstMerged = 256 + specials.count
+        for merge in merges where vocab[merge.0 + merge.1] == nil { vocab[merge.0 + merge.1] = firstMerged + vocab.count - 256 }
+        let rules = merges.map { "\($0.0) \($0.1)" }
+        let root: [String: Any] = ["model": ["type": "BPE", "vocab": vocab, "merges": rules], "added_tokens": added]
         let data = try! JSONSerialization.data(withJSONObject: root, options: [.sortedKeys])
         return String(decoding: data, as: UTF8.self)
-    }()
+    }
 
     /// GPT-2's byte-level alphabet: printable bytes stand for themselves, the others for code points from 256 up.
     static var byteSpellings: [String] {

@@ -223,3 +223,16 @@ realtime = {
 }
 for name, event in realtime.items():
     put("realtime-event", name, json.dumps(event).encode())
+
+# Connections' bytes before the HTTP parser: kept-alive requests with fixed and chunked bodies, an upgrade, the
+# framings the guard refuses.
+put("http-head", "kept-alive.bin", (
+    b"GET /health HTTP/1.1\r\nHost: a\r\n\r\n"
+    b"POST /v1/audio/transcriptions HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\nhello"
+    b"POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5;e=1\r\nhello\r\n0\r\nT: 1\r\n\r\n"
+    b"GET /v1/models HTTP/1.1\r\n"))
+put("http-head", "upgrade.bin", b"GET /v1/realtime HTTP/1.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n\x81\x85abc")
+put("http-head", "smuggle.bin", b"POST / HTTP/1.1\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
+# Text to the byte-pair encoder.
+put("byte-pair-encoder", "letters.txt", b"aaaaabalolololooba" * 8)
+put("byte-pair-encoder", "mixed.txt", "Hello, wörld! 你好 <|en|> ab lo\n\t".encode())

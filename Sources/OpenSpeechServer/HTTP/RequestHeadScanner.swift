@@ -4,7 +4,7 @@
 /// It follows each body (Content-Length, or chunked with its trailers) to find the next head on a kept-alive
 /// connection, and stops at a request that upgrades the connection (a WebSocket speaks another protocol after it).
 /// Nothing is copied but the current line, whose length is bounded.
-struct RequestHeadScanner: Sendable {
+package struct RequestHeadScanner: Sendable {
     /// The most bytes a request head may have (request line and fields).
     static let maxHeadBytes = 64 * 1024
     /// The most header fields a request may have.
@@ -13,9 +13,9 @@ struct RequestHeadScanner: Sendable {
     private static let maxChunkLineBytes = 4 * 1024
 
     /// Why a request was refused: the HTTP status to answer, and a sentence.
-    struct Refusal: Error, Equatable, Sendable {
-        let status: Int
-        let message: String
+    package struct Refusal: Error, Equatable, Sendable {
+        package let status: Int
+        package let message: String
     }
 
     private enum State: Sendable, Equatable {
@@ -39,17 +39,19 @@ struct RequestHeadScanner: Sendable {
     private var transferEncodings: [Substring] = []
     private var upgrades = false
 
+    package init() {}
+
     /// Whether part of a request head has arrived and the rest has not (the time a client takes here is bounded).
-    var isInsideHead: Bool {
+    package var isInsideHead: Bool {
         if case .head(let bytes, _) = state { return bytes > 0 }
         return false
     }
 
     /// Whether the connection has left HTTP/1.1 (upgraded) or was refused: later bytes are not scanned.
-    var isDone: Bool { state == .done }
+    package var isDone: Bool { state == .done }
 
     /// Takes the next bytes of the connection. Throws the refusal of the first request that must not be served.
-    mutating func scan(_ bytes: some Collection<UInt8>) throws(Refusal) {
+    package mutating func scan(_ bytes: some Collection<UInt8>) throws(Refusal) {
         var index = bytes.startIndex
         while index != bytes.endIndex {
             switch state {

@@ -7,7 +7,7 @@ Usage: hostile_clients.py HOST PORT API_KEY MODE ARGS...
                            turn; default 0,0.05,0.2) after its last byte
   no-boundary SIZE         a POST typed multipart/form-data without a boundary and SIZE bytes of body
   wrong-type SIZE          the same typed application/octet-stream
-  long-prompt SIZE FILE    FILE with a `prompt` of SIZE letters and no space (and as many in `hotwords`)
+  long-field SIZE FILE [NAME]  FILE with a field NAME (default `prompt`) of SIZE letters and no space
   slow-headers N SECONDS   N connections sending one header line a second for up to SECONDS: when each was closed
   framing                  Content-Length with Transfer-Encoding, two Content-Lengths, a 100 KB header, 1,000 headers
   idle SECONDS             a connection that sends nothing: when the server closed it
@@ -132,9 +132,9 @@ def typed_body(host, port, key, size, content_type):
     return result
 
 
-def long_prompt(host, port, key, size, path):
+def long_field(host, port, key, size, path, field="prompt"):
     letters = b"a" * int(size)
-    boundary, body = multipart([("prompt", letters), ("hotwords", letters), ("response_format", b"json")], path)
+    boundary, body = multipart([(field, letters), ("response_format", b"json")], path)
     s = connect(host, port, timeout=120)
     start = time.time()
     s.sendall(request("/v1/audio/transcriptions", [f"Content-Type: multipart/form-data; boundary={boundary}",
@@ -323,7 +323,7 @@ def main():
         "reset-streams": lambda: reset_streams(host, port, key, *args),
         "no-boundary": lambda: typed_body(host, port, key, args[0], "multipart/form-data"),
         "wrong-type": lambda: typed_body(host, port, key, args[0], "application/octet-stream"),
-        "long-prompt": lambda: long_prompt(host, port, key, *args),
+        "long-field": lambda: long_field(host, port, key, *args),
         "slow-headers": lambda: slow_headers(host, port, *args),
         "framing": lambda: framing(host, port, key),
         "idle": lambda: idle(host, port, *args),
