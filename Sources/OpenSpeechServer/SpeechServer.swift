@@ -15,6 +15,7 @@ public struct SpeechServer: Sendable {
     let metrics = ServerMetrics()
     let limiter: ConcurrencyLimiter
     let uploads: UploadLimit
+    let realtimeSessions: RealtimeSessionLimit
 
     public init(configuration: ServerConfiguration, logger: Logger = Logger(label: "openspeech.server")) {
         self.configuration = configuration
@@ -24,10 +25,12 @@ public struct SpeechServer: Sendable {
             metrics.slotsChanged(running: running, waiting: waiting)
         }
         uploads = UploadLimit(maxUploads: configuration.maxUploads) { metrics.uploadsChanged($0) }
+        realtimeSessions = RealtimeSessionLimit(maxSessions: configuration.maxRealtimeSessions)
     }
 
     /// Serves until SIGTERM or SIGINT, then drains: new work is refused (503, and `/health` says so) while the work in
-    /// flight finishes, the listener still open for health checks; then the server closes and returns. A second signal
+    /// flight finishes, the listener still open for health checks; then Realtime sessions end, the server closes and
+    /// returns. A second signal
     /// closes it at once. `onListening` receives the bound port once the server accepts connections.
     public func run(onListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
         let router = Router(context: ServerRequestContext.self)
@@ -53,8 +56,7 @@ public struct SpeechServer: Sendable {
         ModelRoutes(configuration: configuration).add(to: router)
         // Realtime transcription sessions: WebSocket upgrades go to their own router; a refused one reaches this one.
         let webSocketRouter = Router(context: RealtimeRequestContext.self)
-        RealtimeRoutes(configuration: configuration, limiter: limiter, metrics: metrics,
-                       sessions: RealtimeSessionLimit(maxSessions: configuration.maxRealtimeSessions),
+        RealtimeRoutes(configuration: configuration, limiter: limiter, metrics: metrics, sessions: realtimeSessions,
                        origins: configuration.apiKey?.isEmpty == false ? nil : origins, logger: logger)
             .add(to: webSocketRouter)
         router.get("/v1/realtime") { _, _ -> Response in throw RealtimeRoutes.notUpgraded() }
@@ -100,6 +102,8 @@ public struct SpeechServer: Sendable {
             limiter.shutDown()
             drain = Task {
                 await limiter.waitUntilIdle()
+                // Realtime sessions take no new items now; the ones still open end with their connections.
+                realtimeSessions.endAll()
                 await group.triggerGracefulShutdown()
             }
         }

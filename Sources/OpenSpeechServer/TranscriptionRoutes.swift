@@ -18,14 +18,15 @@ struct TranscriptionRoutes: Sendable {
 
     func add(to router: Router<ServerRequestContext>) {
         router.post("/v1/audio/transcriptions") { request, context in
-            try await handle(request, id: context.id, task: .transcribe)
+            try await handle(request, context: context, task: .transcribe)
         }
         router.post("/v1/audio/translations") { request, context in
-            try await handle(request, id: context.id, task: .translate)
+            try await handle(request, context: context, task: .translate)
         }
     }
 
-    private func handle(_ request: Request, id: String, task: TranscriptionRequest.Operation) async throws -> Response {
+    private func handle(_ request: Request, context: ServerRequestContext,
+                        task: TranscriptionRequest.Operation) async throws -> Response {
         // These answers need no body: they are given before it is read (the connection closes after every answer on
         // these routes, so an unread upload is not read).
         if let length = request.headers[.contentLength].flatMap(Int.init), length > configuration.maxUploadBytes {
@@ -48,7 +49,7 @@ struct TranscriptionRoutes: Sendable {
             try await ensureModels(for: parsed)
             let slot = try await limiter.acquire()
             if parsed.stream {
-                return streamingResponse(file: file, request: parsed, id: id, leases: [slot, upload.folder])
+                return streamingResponse(file: file, request: parsed, context: context, leases: [slot, upload.folder])
             }
             defer {
                 slot.release()
@@ -101,7 +102,10 @@ struct TranscriptionRoutes: Sendable {
 
     /// Server-sent events in OpenAI's shape: `transcript.text.delta` as each final result arrives, then
     /// `transcript.text.done` with the whole text; a failure after the headers went out is an `error` event.
-    private func streamingResponse(file: URL, request: TranscriptionRequest, id: String, leases: [Lease]) -> Response {
+    /// The work stops as soon as the connection closes (a client that resets its connection is seen at once, not at
+    /// the next write).
+    private func streamingResponse(file: URL, request: TranscriptionRequest, context: ServerRequestContext,
+                                   leases: [Lease]) -> Response {
         let body = ResponseBody { writer in
             let (deltas, continuation) = AsyncStream<String>.makeStream()
             let work = Task {
@@ -110,6 +114,7 @@ struct TranscriptionRoutes: Sendable {
                     if case .finalText(let text) = event { continuation.yield(text) }
                 }
             }
+            context.channel.closeFuture.whenComplete { _ in work.cancel() }
             do {
                 try await withTaskCancellationHandler {
                     var started = false
@@ -127,7 +132,7 @@ struct TranscriptionRoutes: Sendable {
                 }
             } catch {
                 work.cancel()
-                let failure = Self.apiError(for: error, file: file).answer(requestID: id, logger: logger)
+                let failure = Self.apiError(for: error, file: file).answer(requestID: context.id, logger: logger)
                 try? await writer.write(ByteBuffer(string: "data: \(failure.json)\n\n"))
             }
             _ = try? await work.value

@@ -61,3 +61,22 @@ import Testing
         _ = second
     }
 }
+
+/// The Realtime session's reading pace.
+@Suite struct MessagePacingTests {
+    @Test("a burst of 400 messages is read at once; past it, 200 a second")
+    func pacing() {
+        var pacing = MessagePacing()
+        let start = ContinuousClock.now
+        for _ in 0..<400 { #expect(pacing.wait(at: start) == .zero) }
+        let wait = pacing.wait(at: start)
+        #expect(wait > .milliseconds(4) && wait < .milliseconds(6), "\(wait)")
+        // A second later the bucket has 200 more.
+        var later = pacing
+        for _ in 0..<199 { #expect(later.wait(at: start + .seconds(1)) == .zero) }
+        #expect(later.wait(at: start + .seconds(1)) > .zero)
+        // A client at 50 messages a second is never slowed.
+        var steady = MessagePacing()
+        for index in 0..<5_000 { #expect(steady.wait(at: start + .milliseconds(20 * index)) == .zero) }
+    }
+}

@@ -6,7 +6,7 @@ import Synchronization
 /// growing the server's memory.
 final class RealtimeOutbox: Sendable {
     /// The most event text waiting to be written (a full transcript of a long item is a few kilobytes).
-    static let maxPendingBytes = 1 << 20
+    static let maxPendingBytes = 256 << 10
 
     /// The events to write, in order; each written one is reported with `written(_:)`.
     let events: AsyncStream<String>

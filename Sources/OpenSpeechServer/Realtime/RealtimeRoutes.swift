@@ -47,7 +47,8 @@ struct RealtimeRoutes: Sendable {
                 try await outbound.close(.policyViolation, reason: refusal.code)
                 return
             }
-            guard sessions.tryOpen() else {
+            let channel = context.requestContext.channel
+            guard let place = sessions.tryOpen(end: { channel.close(promise: nil) }) else {
                 let refusal = sessions.refusal()
                 logger.info("realtime session refused", metadata: ["code": .string(refusal.code)])
                 metrics.realtimeSession(outcome: "limited", open: sessions.openSessions)
@@ -57,10 +58,10 @@ struct RealtimeRoutes: Sendable {
             }
             metrics.realtimeSession(outcome: "accepted", open: sessions.openSessions)
             defer {
-                sessions.close()
+                place.release()
                 metrics.realtimeSessionClosed(open: sessions.openSessions)
             }
-            try await serve(inbound: inbound, outbound: outbound, channel: context.requestContext.channel)
+            try await serve(inbound: inbound, outbound: outbound, channel: channel)
         }
     }
 
@@ -102,8 +103,9 @@ struct RealtimeRoutes: Sendable {
             && BearerAuthMiddleware<ServerRequestContext>.constantTimeEqual(Array($0.dropFirst(prefix.count).utf8), expected) }
     }
 
-    /// Runs one session: client messages in, server events out through a bounded outbox. A client that stops reading
-    /// (the outbox overflows) gets its connection closed; a message too large closes it with 1009.
+    /// Runs one session: client messages in, at the pace `MessagePacing` allows, server events out through a bounded
+    /// outbox. A client that stops reading (the outbox overflows) gets its connection closed; a message too large
+    /// closes it with 1009.
     private func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel) async throws {
         let outbox = RealtimeOutbox()
         let session: RealtimeTranscriptionSession
@@ -120,7 +122,13 @@ struct RealtimeRoutes: Sendable {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await text in outbox.events {
-                    do { try await outbound.write(.text(text)) } catch { break }
+                    do {
+                        try await outbound.write(.text(text))
+                    } catch {
+                        // The client is gone: so is the session, whatever it has not read yet.
+                        channel.close(promise: nil)
+                        break
+                    }
                     outbox.written(text)
                 }
             }
@@ -134,7 +142,13 @@ struct RealtimeRoutes: Sendable {
             }
             defer { group.cancelAll() }
             do {
+                var pacing = MessagePacing()
                 for try await message in inbound.messages(maxSize: Self.maxMessageBytes) {
+                    // A closed connection (the client gone, cut off, or the server draining) ends the session at
+                    // once, whatever it had sent that was not read yet.
+                    guard channel.isActive else { break }
+                    let wait = pacing.wait(at: .now)
+                    if wait > .zero { try await Task.sleep(for: wait) }
                     switch message {
                     case .text(let text): await session.receive(text)
                     case .binary: await session.receiveBinary()

@@ -281,7 +281,7 @@ def realtime_flood(host, port, key, count, pid=None):
     elapsed = time.time() - start
     time.sleep(1)
     after = resident_kilobytes(pid)
-    frames = read_frames(s, 30)
+    frames = read_frames(s, 10)
     s.close()
     close = next((payload for opcode, payload in frames if opcode == 8), None)
     errors = [json.loads(p).get("error", {}).get("code") for o, p in frames if o == 1]
