@@ -5,15 +5,15 @@ import Foundation
 enum MinimalTokenizer {
     static let json = json(merges: [])
 
-    /// The same with merge rules (over printable ASCII spellings), each merged spelling a token after the specials.
+    /// The same with merge rules (over printable ASCII spellings): each merged spelling a token after the bytes, the
+    /// special tokens after them (Whisper's tokenizer takes every id from `<|endoftext|>` on as special).
     static func json(merges: [(String, String)]) -> String {
         var vocab: [String: Int] = [:]
         for (id, spelling) in byteSpellings.enumerated() { vocab[spelling] = id }
+        for merge in merges where vocab[merge.0 + merge.1] == nil { vocab[merge.0 + merge.1] = vocab.count }
         let specials = ["<|endoftext|>", "<|startoftranscript|>", "<|en|>", "<|translate|>", "<|transcribe|>",
                         "<|startoflm|>", "<|startofprev|>", "<|nocaptions|>", "<|notimestamps|>"]
-        let added = specials.enumerated().map { ["id": 256 + $0.offset, "content": $0.element] as [String: Any] }
-        let firstMerged = 256 + specials.count
-        for merge in merges where vocab[merge.0 + merge.1] == nil { vocab[merge.0 + merge.1] = firstMerged + vocab.count - 256 }
+        let added = specials.enumerated().map { ["id": vocab.count + $0.offset, "content": $0.element] as [String: Any] }
         let rules = merges.map { "\($0.0) \($0.1)" }
         let root: [String: Any] = ["model": ["type": "BPE", "vocab": vocab, "merges": rules], "added_tokens": added]
         let data = try! JSONSerialization.data(withJSONObject: root, options: [.sortedKeys])
