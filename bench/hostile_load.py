@@ -32,6 +32,7 @@ here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
 sys.path.insert(0, os.path.join(here, "..", "Tests", "OpenSpeechServerTests", "Clients"))
 from cli_runs import read_manifest, wav_path  # noqa: E402
+from server_load import listening_port  # noqa: E402
 import hostile_clients as hostile  # noqa: E402
 
 import openai  # noqa: E402
@@ -69,18 +70,7 @@ def start_server(binary, concurrency, temporary, log):
         [binary, "serve", "--host", "127.0.0.1", "--port", "0", "--max-concurrency", str(concurrency),
          "--max-queue", str(2 * concurrency), "--no-download", "--request-timeout", "10"],
         stdout=log, stderr=log, env=environment)
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        with open(log.name, encoding="utf-8", errors="replace") as f:
-            text = f.read()
-        marker = "listening on http://127.0.0.1:"
-        if marker in text:
-            return process, int(text.split(marker, 1)[1].split()[0])
-        if process.poll() is not None:
-            break
-        time.sleep(0.05)
-    process.kill()
-    raise SystemExit(f"server did not start: {open(log.name).read()}")
+    return process, listening_port(process, log)
 
 
 def normal_load(port, model, paths, concurrency, requests):

@@ -32,24 +32,28 @@ def percentile(values, fraction):
     return values[min(len(values) - 1, int(round(fraction * (len(values) - 1))))] if values else float("nan")
 
 
-def start_server(binary, concurrency, compute_type, log):
-    process = subprocess.Popen(
-        [binary, "serve", "--host", "127.0.0.1", "--port", "0", "--max-concurrency", str(concurrency),
-         "--max-queue", "1000", "--compute-type", compute_type, "--no-download"],
-        stdout=log, stderr=log)
+def listening_port(process, log):
+    """The port a just-started `openspeech serve` (its output in the file `log`) listens on, once it does."""
     deadline = time.time() + 120
     while time.time() < deadline:
         with open(log.name, encoding="utf-8", errors="replace") as f:
             text = f.read()
         marker = "listening on http://127.0.0.1:"
         if marker in text:
-            port = text.split(marker, 1)[1].split()[0]
-            return process, f"http://127.0.0.1:{port}/v1"
+            return int(text.split(marker, 1)[1].split()[0])
         if process.poll() is not None:
             break
         time.sleep(0.05)
     process.kill()
     raise SystemExit(f"server did not start: {open(log.name).read()}")
+
+
+def start_server(binary, concurrency, compute_type, log):
+    process = subprocess.Popen(
+        [binary, "serve", "--host", "127.0.0.1", "--port", "0", "--max-concurrency", str(concurrency),
+         "--max-queue", "1000", "--compute-type", compute_type, "--no-download"],
+        stdout=log, stderr=log)
+    return process, f"http://127.0.0.1:{listening_port(process, log)}/v1"
 
 
 def run_server(args, items, concurrency):

@@ -27,16 +27,17 @@ import TestSupport
             .flatMap { $0.split(separator: " ").last }.flatMap { Double($0) }
     }
 
-    static func start(_ arguments: [String] = [], apiKey: String? = RunningServer.apiKey) async throws -> RunningServer {
-        try await RunningServer.start(["--max-concurrency", "1", "--max-queue", "1", "--request-timeout", "3"] + arguments,
-                                      apiKey: apiKey)
+    /// A server with one slot and one queue place, and a 3 s request timeout, for `body`.
+    static func serve(_ arguments: [String] = [], apiKey: String? = RunningServer.apiKey,
+                      _ body: (RunningServer) async throws -> Void) async throws {
+        try await RunningServer.with(["--max-concurrency", "1", "--max-queue", "1", "--request-timeout", "3"] + arguments,
+                                     apiKey: apiKey, body)
     }
 
     @Test("streamed uploads reset at any instant keep no slot and no folder: a normal request after ten of them gets 200")
     func resetStreams() async throws {
         let clip = try #require(Corpus.item("jfk"))
-        let server = try await Self.start()
-        do {
+        try await Self.serve { server in
             _ = try Self.attack(server, "reset-streams", ["10", clip.wav16kURL.path, "0,0.01,0.03,0.1,0.3"])
             // The slot is freed when the transcription notices its client left (at its next window at most).
             let deadline = Date().addingTimeInterval(20)
@@ -51,19 +52,13 @@ import TestSupport
                                                                               "--max-time", "30"])
             #expect(next.status == 200, "\(next.body)")
             #expect(wordErrorRate(next.json?["text"] as? String ?? "", clip.transcript) <= 0.1, "\(next.body)")
-        } catch {
-            print(server.output)
-            try await server.stop()
-            throw error
         }
-        #expect(try await server.stop() == 0)
     }
 
     @Test("bodies that cannot be a form (no boundary, another type, 200 KB) are answered 400 at once and the connection closes; a 64 KB prompt is answered within seconds; too many hotwords get a sentence")
     func refusedBodiesAndBoundedFields() async throws {
         let clip = try #require(Corpus.item("jfk"))
-        let server = try await Self.start()
-        do {
+        try await Self.serve { server in
             for mode in ["no-boundary", "wrong-type"] {
                 let answer = try Self.attack(server, mode, ["200000"])
                 #expect(answer["status"] as? Int == 400, "\(mode): \(answer)")
@@ -77,19 +72,12 @@ import TestSupport
             let hotwords = try Self.attack(server, "long-field", ["4096", clip.wav16kURL.path, "hotwords"])
             #expect(hotwords["status"] as? Int == 400, "\(hotwords)")
             #expect((hotwords["body"] as? String)?.contains("at most 64 characters") == true, "\(hotwords)")
-            #expect(server.leftovers().isEmpty)
-        } catch {
-            print(server.output)
-            try await server.stop()
-            throw error
         }
-        #expect(try await server.stop() == 0)
     }
 
     @Test("HTTP hygiene: slow heads and idle connections closed after --request-timeout; ambiguous framing 400, huge heads 431, each closing the connection")
     func slowHeadsAndFraming() async throws {
-        let server = try await Self.start()
-        do {
+        try await Self.serve { server in
             let slow = try Self.attack(server, "slow-headers", ["20", "15"])
             let closedAfter = try #require(slow["closed_after"] as? [Any])
             #expect(closedAfter.count == 20)
@@ -109,18 +97,12 @@ import TestSupport
             }
             // The server still serves.
             #expect(try curl("\(server.baseURL)/v1/models", []).status == 200)
-        } catch {
-            print(server.output)
-            try await server.stop()
-            throw error
         }
-        #expect(try await server.stop() == 0)
     }
 
     @Test("Realtime: a client that sends 200,000 messages and reads nothing is cut off with the server's memory bounded; a message over 16 MB closes with 1009")
     func realtimeBackpressure() async throws {
-        let server = try await Self.start()
-        do {
+        try await Self.serve { server in
             let flood = try Self.attack(server, "realtime-flood", ["200000", String(server.process.processIdentifier)])
             #expect((flood["status"] as? String)?.contains("101") == true, "\(flood)")
             let before = try #require(flood["rss_before_kb"] as? Int), after = try #require(flood["rss_after_kb"] as? Int)
@@ -129,18 +111,12 @@ import TestSupport
             let oversize = try Self.attack(server, "realtime-oversize", [String(17 << 20)])
             #expect(oversize["close_code"] as? Int == 1009, "\(oversize)")
             #expect(try curl("\(server.baseURL)/health", [], key: nil).status == 200)
-        } catch {
-            print(server.output)
-            try await server.stop()
-            throw error
         }
-        #expect(try await server.stop() == 0)
     }
 
     @Test("without a key, another origin's page and a rebound host name are refused (HTTP 403, no WebSocket); this machine's pages and IP addresses are served")
     func originPolicy() async throws {
-        let server = try await Self.start(apiKey: nil)
-        do {
+        try await Self.serve(apiKey: nil) { server in
             let models = "\(server.baseURL)/v1/models"
             #expect(try curl(models, [], key: nil).status == 200)
             #expect(try curl(models, ["-H", "Origin: http://localhost:3000"], key: nil).status == 200)
@@ -153,24 +129,18 @@ import TestSupport
             #expect(rebound["status"] as? Int != 101, "\(rebound)")
             let local = try Self.attack(server, "origin", ["http://localhost:8080", "localhost:\(server.port)"], key: "")
             #expect(local["status"] as? Int == 101, "\(local)")
-        } catch {
-            print(server.output)
-            try await server.stop()
-            throw error
         }
-        #expect(try await server.stop() == 0)
         // An allowed origin passes.
-        let open = try await Self.start(["--allow-origin", "https://app.example.com"], apiKey: nil)
-        let allowed = try curl("\(open.baseURL)/v1/models", ["-H", "Origin: https://app.example.com"], key: nil)
-        #expect(allowed.status == 200, "\(allowed.body)")
-        #expect(try await open.stop() == 0)
+        try await Self.serve(["--allow-origin", "https://app.example.com"], apiKey: nil) { server in
+            let allowed = try curl("\(server.baseURL)/v1/models", ["-H", "Origin: https://app.example.com"], key: nil)
+            #expect(allowed.status == 200, "\(allowed.body)")
+        }
     }
 
     @Test("SIGTERM with slow clients connected and a request in flight: /health says 503 while it finishes, then the server exits")
     func drainWithSlowClients() async throws {
         let clip = try #require(Corpus.item("1221-135766-0002"))
-        let server = try await Self.start(["--request-timeout", "60"])
-        do {
+        try await Self.serve(["--request-timeout", "60"]) { server in
             let (port, url) = (server.port, "\(server.baseURL)/v1/audio/transcriptions")
             let slow = Task.detached { () -> [Double?] in
                 (try Self.attack(port: port, "slow-headers", ["5", "50"])["closed_after"] as? [Any] ?? []).map { $0 as? Double }
@@ -191,11 +161,6 @@ import TestSupport
             #expect(!server.process.isRunning, "the server did not exit with slow clients connected")
             let closed = try await slow.value
             #expect(closed.count == 5 && closed.allSatisfy { $0 != nil }, "slow connections left open: \(closed)")
-        } catch {
-            print(server.output)
-            try await server.stop()
-            throw error
         }
-        #expect(try await server.stop() == 0)
     }
 }

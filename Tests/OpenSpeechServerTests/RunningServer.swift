@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 import TestSupport
 
 /// `openspeech serve` started as the built executable on a free loopback port, with its own temporary folder (to
@@ -42,6 +43,22 @@ final class RunningServer {
         process.terminate()
         let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
         throw StartError(output: text)
+    }
+
+    /// Starts a server as `start` does, runs `body` with it (printing the server's log if `body` throws), then stops it
+    /// and expects a clean exit.
+    static func with(_ arguments: [String] = [], apiKey: String? = RunningServer.apiKey,
+                     _ body: (RunningServer) async throws -> Void) async throws {
+        let server = try await start(arguments, apiKey: apiKey)
+        do {
+            try await body(server)
+        } catch {
+            print(server.output)
+            try await server.stop()
+            throw error
+        }
+        #expect(server.leftovers().isEmpty, "files left in the server's temporary folder: \(server.leftovers())")
+        #expect(try await server.stop() == 0)
     }
 
     private init(process: Process, port: Int, log: URL, temporary: URL) {

@@ -1,4 +1,5 @@
 // Live microphone latency, as a user of `openspeech listen` meets it. Usage: live-bench [MAX_CLIPS] [fast] [all]
+// (or `live-bench listen [MAX_CLIPS] [all] [-- ARGUMENTS]`: the `openspeech listen` command itself, ListenFeed.swift)
 // (or `live-bench finals [SUBSETS]`: the finals' WER against file mode over many clips, FinalsFeed.swift;
 // `live-bench hour [MINUTES]`: memory over a long stream, HourFeed.swift; `live-bench window`: the cost of one
 // decoding of the window, full and shortened, and `live-bench window-text` the words, WindowProfile.swift)
@@ -21,8 +22,12 @@ import TestSupport
 setenv("OPENSPEECH_HOME", TestModels.home.path, 1)
 let tinyEnglish = try await TestModels.directory(for: "whisper-tiny.en")
 _ = try await TestModels.directory(for: "silero-vad")
-let limit = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 12
-let subsets = CommandLine.arguments.contains("all")
+// `live-bench listen [MAX_CLIPS] [all] [-- LISTEN_ARGUMENTS...]`: `openspeech listen` itself (ListenFeed.swift).
+let listenMode = CommandLine.arguments.dropFirst().first == "listen"
+let benchArguments = listenMode ? Array(CommandLine.arguments.dropFirst(2).prefix { $0 != "--" })
+    : Array(CommandLine.arguments.dropFirst())
+let limit = benchArguments.first.flatMap(Int.init) ?? 12
+let subsets = benchArguments.contains("all")
     ? ["ls-clean", "ls-other", "noisy", "jfk", "other"] : ["ls-clean", "jfk", "other"]
 let clips = Corpus.items.filter { $0.language == "en" && subsets.contains($0.subset) && $0.durationSeconds < 20 }
     .prefix(limit)
@@ -65,6 +70,12 @@ for clip in clips {
             ? [ReferenceWord(word: segment.text, start: segment.start, end: segment.end)]
             : segment.words.map { ReferenceWord(word: $0.word, start: $0.start, end: $0.end) }
     })
+}
+
+if listenMode {
+    let listenArguments = Array(CommandLine.arguments.drop { $0 != "--" }.dropFirst())
+    try await runListenFeed(arguments: listenArguments, clips: Array(clips), fileWords: fileWords, fileTexts: fileTexts)
+    exit(0)
 }
 
 // 2. Live.
