@@ -1,5 +1,6 @@
 // swift-tools-version:6.0
-// OpenSpeech: Apple's SpeechAnalyzer API for Linux on open Whisper models. Layers as in DESIGN.md §1.
+// OpenSpeech: Apple's SpeechAnalyzer API for Linux on open Whisper models. Layers, data flowing one way: SpeechAudio
+// (audio), SpeechAssets (models) and SpeechEngine (inference) under OpenSpeech (the public API), the CLI and the server on top.
 import Foundation
 import PackageDescription
 
@@ -114,7 +115,7 @@ let package = Package(
             dependencies: ["SpeechAudio", "SpeechAssets", "SpeechEngine",
                            .target(name: "COpenCC", condition: .when(platforms: [.linux]))]),
     ] + appleFrameworkStandIns.map { .target(name: $0.module, dependencies: [.target(name: $0.reexports)]) } + [
-        // OpenAI's audio API over HTTP, a thin client of OpenSpeech's FileTranscriber (DESIGN.md §7).
+        // OpenAI's audio API over HTTP, a thin client of OpenSpeech's FileTranscriber.
         .target(
             name: "OpenSpeechServer",
             dependencies: [
@@ -174,6 +175,11 @@ let package = Package(
                           path: "Tests/LegacyClients/AppStyleClient",
                           swiftSettings: [.swiftLanguageMode(.v5)]),
     ] + appleClients + [
+        // The examples of Examples/ (a package of its own, depending on this one as a user's would), built here as
+        // well so that every build compiles them against this very package for the cost of two small targets:
+        // building Examples/ as a package rebuilds every dependency in a folder of its own.
+        .executableTarget(name: "example-transcribe-file", dependencies: ["OpenSpeech"], path: "Examples/Sources/TranscribeFile"),
+        .executableTarget(name: "example-live-captions", dependencies: ["OpenSpeech"], path: "Examples/Sources/LiveCaptions"),
 
         // Tests. TestSupport holds what several test targets share (corpus, ffmpeg, temp dirs).
         .target(name: "TestSupport", dependencies: ["SpeechAudio", "SpeechAssets", "SpeechEvaluation"], path: "Tests/TestSupport"),
@@ -216,7 +222,8 @@ if let sanitizer = Context.environment["OPENSPEECH_SANITIZE"] {
 /// without the fuzz targets (`address`, `thread`) the layers above them are left out too.
 if let sanitizer = Context.environment["OPENSPEECH_SANITIZE"], Context.environment["OPENSPEECH_SANITIZE_FAST_ONLY"] == "1" {
     var left: Set = ["OpenSpeechTests", "OpenSpeechServerTests", "openspeech", "audio-decode-bench", "whisper-bench",
-                     "vad-bench", "api-bench", "live-bench", "legacy-cli", "legacy-app", "apple-speech-pipe"]
+                     "vad-bench", "api-bench", "live-bench", "legacy-cli", "legacy-app", "apple-speech-pipe",
+                     "example-transcribe-file", "example-live-captions"]
     if sanitizer != "fuzzer" { left.formUnion(["OpenSpeech", "OpenSpeechServer", "openspeech-fuzz"] + appleFrameworkModules) }
     package.targets.removeAll { left.contains($0.name) }
     package.products.removeAll { left.contains($0.name) }

@@ -1,3 +1,4 @@
+import Foundation
 import SpeechEngine
 
 /// The package's version and what the engine runs on here. Not in Apple's API.
@@ -6,9 +7,15 @@ public enum BuildInfo {
     public static let version = "0.1.0"
 
     /// One line for `--version` and bug reports: the version, the matrix library and instruction set in use, and
-    /// the compute types `auto` and the default resolve to on this machine.
+    /// the compute types the defaults resolve to on this machine: files with the speech detector (`transcribe`,
+    /// `serve`, `FileTranscriber`), and without it (`--no-vad`), live audio and `SpeechTranscriber`.
     public static var description: String {
-        "OpenSpeech \(version) — engine: \(MatrixBackend.description); compute type: \(ComputeType.default.resolved) "
-            + "(default), \(ComputeType.auto.resolved) (auto)"
+        let files = FileTranscriber.Options(locale: Locale(identifier: "en-US"))
+        var everySample = files
+        everySample.detectsSpeech = false
+        return "OpenSpeech \(version) — engine: \(MatrixBackend.description); default compute type: "
+            + "\(files.effectiveComputeType.resolved) for files (\(files.effectiveComputeType); transcribe, serve), "
+            + "\(everySample.effectiveComputeType.resolved) with --no-vad, \(ComputeType.default.resolved) for live audio "
+            + "(listen, transcribe --live) and SpeechTranscriber"
     }
 }

@@ -28,6 +28,7 @@ public enum ModelAssetError: Error, Sendable, Equatable, CustomStringConvertible
         switch self {
         case let .unknownModel(id, known):
             "Model '\(id)' is not in the catalog; known models: \(known.joined(separator: ", ")) (see `openspeech models list`)."
+                + (Self.likelyMeant(id, among: known).map { " Did you mean \($0)?" } ?? "")
         case let .invalidCatalog(path, reason):
             "The model catalog \(path) is not valid (\(reason)); fix or remove it."
         case let .pythonNotFound(executable):
@@ -68,4 +69,10 @@ public enum ModelAssetError: Error, Sendable, Equatable, CustomStringConvertible
     }
 
     public var errorDescription: String? { description }
+
+    /// The one known id that contains `id` (`base` for `whisper-base`), if exactly one does.
+    private static func likelyMeant(_ id: String, among known: [String]) -> String? {
+        let matches = known.filter { !id.isEmpty && $0.lowercased().contains(id.lowercased()) }
+        return matches.count == 1 ? matches[0] : nil
+    }
 }

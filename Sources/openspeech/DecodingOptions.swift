@@ -6,16 +6,16 @@ struct DecodingOptions: ParsableArguments {
     @Option(help: "Text as if heard before the audio: spelling, style, names (whisper's --initial_prompt).")
     var prompt: String?
 
-    @Option(help: "Sampling temperature of the first attempt at each window (0: the most likely text).")
+    @Option(parsing: .unconditional, help: "Sampling temperature of the first attempt at each window (0: the most likely text).")
     var temperature: Double = 0
 
-    @Option(help: "Step up the temperature by this much, up to 1, while a window's text is too repetitive or improbable; 0 turns the fallback off.")
+    @Option(parsing: .unconditional, help: "Step up the temperature by this much, up to 1, while a window's text is too repetitive or improbable; 0 turns the fallback off.")
     var temperatureIncrementOnFallback: Double = 0.2
 
-    @Option(help: "30 s windows the encoder runs at once: the one being decoded and full ones after it, used when the decoder reaches them (identical text at every size; default 1).")
+    @Option(parsing: .unconditional, help: "30 s windows the encoder runs at once: the one being decoded and full ones after it, used when the decoder reaches them (identical text at every size; default 1).")
     var batchSize = 1
 
-    @Option(help: "Threads the engine uses (default: the cores available, or OPENBLAS_NUM_THREADS).")
+    @Option(parsing: .unconditional, help: "Threads the engine uses (default: the cores available, or OPENBLAS_NUM_THREADS).")
     var threads: Int?
 
     /// The temperatures tried in order: the first, then up by the increment to 1.
@@ -34,8 +34,8 @@ struct DecodingOptions: ParsableArguments {
         guard (0...1).contains(temperature), (0...1).contains(temperatureIncrementOnFallback) else {
             throw ValidationError("--temperature and --temperature-increment-on-fallback must be from 0 to 1.")
         }
-        if !(1...16).contains(batchSize) { throw ValidationError("--batch-size must be from 1 to 16.") }
-        if let threads, !(1...1024).contains(threads) { throw ValidationError("--threads must be from 1 to 1024.") }
+        if !(1...16).contains(batchSize) { throw ValidationError("--batch-size must be from 1 to 16, not \(batchSize).") }
+        if let threads, !(1...1024).contains(threads) { throw ValidationError("--threads must be from 1 to 1024, not \(threads).") }
     }
 
     /// Sets the engine's thread count for this process, before any model is loaded (the engine reads

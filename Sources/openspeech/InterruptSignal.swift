@@ -2,14 +2,14 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// Ctrl-C (SIGINT) and SIGTERM: the first calls `handler` so the command can finish cleanly; a second exits at once
-/// with status 130.
+/// Ctrl-C (SIGINT) and SIGTERM (and any other `signals`): the first calls `handler` so the command can finish
+/// cleanly; a second exits at once with status 130.
 final class InterruptSignal {
     private let sources: [any DispatchSourceSignal]
 
-    init(_ handler: @escaping @Sendable () -> Void) {
+    init(signals: [Int32] = [SIGINT, SIGTERM], _ handler: @escaping @Sendable () -> Void) {
         let count = Counter()
-        sources = [SIGINT, SIGTERM].map { number in
+        sources = signals.map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {

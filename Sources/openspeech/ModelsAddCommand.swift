@@ -11,14 +11,14 @@ struct ModelsAddCommand: AsyncParsableCommand {
     @Argument(help: "The model folder (model.bin, config.json, vocabulary.* or tokenizer.json), or a Hugging Face cache snapshot (models--ORG--NAME/snapshots/REV).")
     var directory: String
     @Option(help: "The model id (default: the folder's name; a snapshot's: NAME).") var id: String?
-    @Option(help: "Comma-separated language codes (default: guessed from the vocabulary).") var languages: String?
+    @Option(help: "Comma-separated language codes (default: the model's own: English for an English-only vocabulary, else its language tokens).") var languages: String?
 
     func run() async throws {
         try await runReportingErrors {
             let list = languages?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             let model = try await ModelStore().addUserModel(
                 from: URL(fileURLWithPath: directory), id: id, languages: list)
-            print("added \(model.id) (\(formatBytes(model.size)), \(model.languages.count) language(s))")
+            print("added \(model.id) (\(formatBytes(model.size)), \(model.languages.count == 1 ? "1 language" : "\(model.languages.count) languages"))")
         }
     }
 }

@@ -20,8 +20,10 @@ struct ModelsInstallCommand: AsyncParsableCommand {
                     continue
                 }
                 let bar = quiet ? nil : ModelsProgressBar(label: id)
-                let directory = try await store.install(id) { completed, total in bar?.update(completed, total) }
-                bar?.finish()
+                let directory = try await {
+                    defer { bar?.finish() }  // ends the bar's line, also before an error's
+                    return try await store.install(id) { completed, total in bar?.update(completed, total) }
+                }()
                 print(directory.path)
             }
         }

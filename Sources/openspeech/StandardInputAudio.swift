@@ -16,14 +16,15 @@ enum StandardInputAudio {
         }
     }
 
-    /// Starts a thread that reads stdin until it ends; the stream finishes then. A WAV header in a format that
-    /// cannot be read ends it with a message on stderr and `failure` set.
-    static func stream(raw: Layout, to format: AVAudioFormat, failure: @escaping @Sendable (String) -> Void)
-        -> AsyncStream<AnalyzerInput> {
+    /// Starts a thread that reads stdin until it ends; the stream finishes then. `prefix` holds the bytes of stdin
+    /// already read (to tell a container from raw PCM). A WAV header in a format that cannot be read ends it with a
+    /// message on stderr and `failure` set.
+    static func stream(raw: Layout, to format: AVAudioFormat, prefix: [UInt8] = [],
+                       failure: @escaping @Sendable (String) -> Void) -> AsyncStream<AnalyzerInput> {
         let (stream, continuation) = AsyncStream<AnalyzerInput>.makeStream()
         let thread = Thread {
             defer { continuation.finish() }
-            var pending = [UInt8]()
+            var pending = prefix
             guard let layout = readHeader(&pending, raw: raw, failure: failure) else { return }
             guard let source = AVAudioFormat(standardFormatWithSampleRate: layout.sampleRate,
                                              channels: AVAudioChannelCount(layout.channels)),

@@ -3,19 +3,19 @@ import OpenSpeech
 
 /// `transcribe`'s subtitle options: how SRT and WebVTT cues are cut (whisper's CLI names, dashed).
 struct SubtitleOptions: ParsableArguments {
-    @Option(help: "characters a line at most; 0 keeps one cue per transcript segment.")
+    @Option(parsing: .unconditional, help: "Characters a line at most; 0 keeps one cue per transcript segment.")
     var maxLineWidth: Int = 42
 
-    @Option(help: "lines a cue at most.")
+    @Option(parsing: .unconditional, help: "Lines a cue at most.")
     var maxLineCount: Int = 2
 
-    @Option(help: "seconds a cue at most.")
+    @Option(parsing: .unconditional, help: "Seconds a cue at most.")
     var maxCueDuration: Double = 7
 
-    @Option(help: "seconds between cues at least (a cue ends earlier, never later than its last word).")
+    @Option(parsing: .unconditional, help: "Seconds between cues at least (a cue ends earlier, never later than its last word).")
     var minCueGap: Double = 0.08
 
-    @Flag(help: "WebVTT: each word's start as a timestamp tag (<00:00:01.200>), for players that highlight it.")
+    @Flag(help: "WebVTT only: each word's start as a timestamp tag (<00:00:01.200>), for players that highlight it.")
     var highlightWords = false
 
     var layout: SubtitleLayout {

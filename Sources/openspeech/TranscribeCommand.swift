@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import OpenSpeech
+import SpeechAssets
 import Synchronization
 
 /// `openspeech transcribe FILE...`: files to text, subtitles or JSON, through the public API only.
@@ -10,16 +11,20 @@ struct TranscribeCommand: AsyncParsableCommand {
         commandName: "transcribe",
         abstract: "Transcribe audio or video files to text, SRT, WebVTT, TSV or JSON.")
 
-    @Argument(help: "Audio or video files; - reads WAV or raw audio from stdin as it arrives, with live results.", completion: .file())
+    @Argument(help: "Audio or video files. - reads stdin: a stream in a container (WAV, FLAC, MP3...) is read to its end and transcribed as a file; raw PCM, or any stream with --live, as it arrives.", completion: .file())
     var files: [String]
 
-    @Option(help: "For raw 16-bit PCM on stdin (no WAV header): its sample rate.")
-    var rawSampleRate: Int = 16_000
+    @Flag(help: "With - (stdin): transcribe the audio as it arrives, with live results (a recorder's stream), instead of reading it to its end first.")
+    var live = false
 
-    @Option(help: "For raw 16-bit PCM on stdin (no WAV header): its channel count.")
-    var rawChannels: Int = 1
+    @Option(parsing: .unconditional, help: "Raw 16-bit PCM on stdin (no header, as capture tools write it; transcribed live): its sample rate (default 16000).")
+    var rawSampleRate: Int?
 
-    @Option(help: "Language of the speech, e.g. en-US, fr, de-DE; absent or auto: detected in each file's first speech.")
+    @Option(parsing: .unconditional, help: "Raw 16-bit PCM on stdin: its channel count (default 1).")
+    var rawChannels: Int?
+
+    @Option(name: [.customLong("language"), .customShort("l"), .customLong("locale")],
+            help: "Language of the speech: a code or an English name (en, english, fr, French, de-DE); absent or auto: detected in each file's first speech.")
     var locale: String?
 
     @Flag(help: "Detect the language of every 30 s window, not only of the first speech (recordings in several languages; multilingual model).")
@@ -28,16 +33,16 @@ struct TranscribeCommand: AsyncParsableCommand {
     @Option(help: "transcribe (text in the language spoken) or translate (English text; multilingual models only).")
     var task: SpeechTranscriber.TranscriptionTask = .transcribe
 
-    @Option(help: "Catalog model to use instead of the locale's default (see `openspeech models list`).")
+    @Option(help: "Catalog model to use instead of the language's default (see `openspeech models list`).")
     var model: String?
 
-    @Option(help: "Output format: text, srt, vtt, json (OpenAI's verbose_json), tsv, or all (one file each).")
-    var format: OutputFormat = .text
+    @Option(help: "Output format: text, srt, vtt, json (OpenAI's verbose_json), tsv, or all (one file each); default: -o's extension, else text.")
+    var format: OutputFormat?
 
-    @Option(help: "Write one file per input into this folder (NAME.txt/.srt/.vtt/.json/.tsv) instead of stdout (all: default the current folder).")
+    @Option(help: "Write one file per input into this folder (NAME.txt/.srt/.vtt/.json/.tsv), created if missing, instead of stdout.")
     var outputDir: String?
 
-    @Option(name: [.customShort("o"), .customLong("output")], help: "Write the transcript of the single input to this file (all: its name with each format's extension).", completion: .file())
+    @Option(name: [.customShort("o"), .customLong("output")], help: "Write to this file, in the format of its extension; a folder (existing, or ending in /) gets one file per input, as --output-dir.", completion: .file())
     var output: String?
 
     @OptionGroup(title: "Subtitles")
@@ -46,12 +51,12 @@ struct TranscribeCommand: AsyncParsableCommand {
     @OptionGroup(title: "Decoding")
     var decoding: DecodingOptions
 
-    @Option(help: "Beam width (1 = greedy, faster; default 5).")
+    @Option(parsing: .unconditional, help: "Beam width from 1 to 16 (1 = greedy, faster; default 5).")
     var beamSize: Int?
 
     @OptionGroup var vocabulary: VocabularyOptions
 
-    @Flag(help: "Word-level time stamps (in JSON output; subtitles and JSON always have them).")
+    @Flag(help: "Each word's times in JSON (a words list, as whisper's --word_timestamps); subtitles are always cut from word times.")
     var wordTimestamps = false
 
     @Flag(help: "Fail instead of installing a missing model.")
@@ -66,98 +71,168 @@ struct TranscribeCommand: AsyncParsableCommand {
     @Flag(help: "Fail on a truncated file instead of transcribing the audio present (with a warning).")
     var strict = false
 
-    @Flag(help: "No progress or warnings on stderr.")
+    @Flag(help: "No progress, model or warnings on stderr (errors only).")
     var quiet = false
 
     @Flag(help: "Log what the engine does on stderr (else the level OPENSPEECH_LOG_LEVEL names).")
     var verbose = false
 
+    /// Whether stdin is said to be live (`--live`, or raw PCM described); raw PCM found without a header is too.
+    private var declaredLive: Bool { live || rawSampleRate != nil || rawChannels != nil }
+
     func validate() throws {
-        if let beamSize, !(1...16).contains(beamSize) { throw ValidationError("--beam-size must be from 1 to 16.") }
+        if let beamSize, !(1...16).contains(beamSize) { throw ValidationError("--beam-size must be from 1 to 16, not \(beamSize).") }
         if files.contains("-") && files.count > 1 { throw ValidationError("- (stdin) must be the only input.") }
-        if files == ["-"] && task == .translate { throw ValidationError("--task translate takes files, not - (stdin).") }
-        if rawSampleRate < 1_000 || !(1...16).contains(rawChannels) {
-            throw ValidationError("--raw-sample-rate must be at least 1000 and --raw-channels from 1 to 16.")
+        if declaredLive && files != ["-"] {
+            throw ValidationError("--live, --raw-sample-rate and --raw-channels are for - (stdin), the only input.")
         }
-        if output != nil && files.count > 1 { throw ValidationError("-o/--output takes a single input; use --output-dir.") }
+        if let rawSampleRate, !(1_000...384_000).contains(rawSampleRate) {
+            throw ValidationError("--raw-sample-rate must be from 1000 to 384000 (Hz), not \(rawSampleRate).")
+        }
+        if let rawChannels, !(1...16).contains(rawChannels) {
+            throw ValidationError("--raw-channels must be from 1 to 16, not \(rawChannels).")
+        }
         if output != nil && outputDir != nil { throw ValidationError("give -o/--output or --output-dir, not both.") }
-        if detectLanguagePerWindow && (locale.map { $0.lowercased() != "auto" } ?? false || files == ["-"]) {
-            throw ValidationError("--detect-language-per-window detects the language of files: give no --locale (or --locale auto).")
+        if files == ["-"] && declaredLive { try refuseLiveOnly() }
+        if detectLanguagePerWindow && locale.map({ $0.lowercased() != "auto" }) ?? false {
+            throw ValidationError("--detect-language-per-window detects the language of files: give no --language (or --language auto).")
+        }
+        let written = OutputPlan.format(given: format, output: output)
+        if subtitles.highlightWords && written != .vtt && written != .all {
+            throw ValidationError("--highlight-words marks words in WebVTT subtitles only; give --format vtt (or all), not \(written).")
+        }
+        if wordTimestamps && written != .json && written != .all {
+            throw ValidationError("--word-timestamps adds each word's times to JSON; give --format json (or all), not \(written) "
+                + "(subtitles are always cut from word times).")
+        }
+    }
+
+    /// Refuses what live transcription of stdin cannot do.
+    private func refuseLiveOnly() throws {
+        if task == .translate {
+            throw ValidationError("--task translate takes files or a stream in a container on - (stdin), not live audio.")
+        }
+        if detectLanguagePerWindow {
+            throw ValidationError("--detect-language-per-window takes files or a stream in a container on - (stdin), not live audio.")
         }
     }
 
     func run() async throws {
-        AllocatorPolicy.apply()
-        let logger = CommandLogging.logger("openspeech.transcribe", verbose: verbose)
-        decoding.applyThreads()
-        logger.debug("\(BuildInfo.description)")
-        if files == ["-"] { return try await transcribeStandardInput() }
-        // No language given: detect it in each file, whatever the system's locale (which says what language the
-        // user reads, not what language their recordings are in).
-        let detects = locale == nil || locale?.lowercased() == "auto"
-        let requested = detects ? Locale(identifier: "en-US") : Locale(identifier: locale!)
-        guard let chosen = SpeechTranscriber.supportedLocale(equivalentTo: requested) else {
-            throw CommandFailure("no model transcribes \(requested.identifier); see `openspeech models list`.")
+        try await runReportingErrors {
+            AllocatorPolicy.apply()
+            let logger = CommandLogging.logger("openspeech.transcribe", verbose: verbose)
+            decoding.applyThreads()
+            logger.debug("\(BuildInfo.description)")
+            guard files == ["-"] else { return try await transcribeFiles(logger: logger) }
+            if declaredLive { return try await transcribeLive(prefix: []) }
+            let prefix = StandardInputFile.readPrefix()
+            guard StandardInputFile.startsContainer(prefix) else {
+                try refuseLiveOnly()
+                return try await transcribeLive(prefix: prefix)
+            }
+            try await transcribeFiles(standardInputPrefix: prefix, logger: logger)
         }
+    }
+
+    /// The language asked for (nil: detect it), and the supported locale that transcribes it.
+    private func language() throws -> (locale: Locale, detects: Bool) {
+        guard let locale, let requested = LanguageArgument.locale(locale) else { return (Locale(identifier: "en-US"), true) }
+        guard let chosen = SpeechTranscriber.supportedLocale(equivalentTo: requested) else {
+            throw CommandFailure("no model transcribes \(locale) (\(requested.identifier)); give a language code or "
+                + "English name (en, english, fr, French, de-DE), and see `openspeech models list` for the languages.")
+        }
+        return (chosen, false)
+    }
+
+    /// The inputs (or stdin, read to its end after `standardInputPrefix`) transcribed as files, each written as soon
+    /// as it is done. Ctrl-C exits 130 at once: what was written stays, stdin's temporary copy goes.
+    private func transcribeFiles(standardInputPrefix: [UInt8]? = nil, logger: Logger) async throws {
+        let plan = try OutputPlan(inputs: files, format: format, output: output, outputDirectory: outputDir)
+        let (locale, detects) = try language()
         let transcriber = FileTranscriber(options: .init(
-            locale: chosen, modelID: model, beamSize: beamSize, wordTimestamps: format.needsWordTimes || wordTimestamps,
-            detectsSpeech: !noVad, strict: strict, computeType: computeType, contextualStrings: try vocabulary.phrases(),
-            prompt: decoding.prompt, temperatures: decoding.temperatures, detectsLanguage: detects, task: task,
+            locale: locale, modelID: model, beamSize: beamSize,
+            wordTimestamps: plan.format.needsWordTimes || wordTimestamps, detectsSpeech: !noVad, strict: strict,
+            computeType: computeType, contextualStrings: try vocabulary.phrases(), prompt: decoding.prompt,
+            temperatures: decoding.temperatures, detectsLanguage: detects, task: task,
             detectsLanguagePerWindow: detectLanguagePerWindow).encodingBatches(of: decoding.batchSize))
         logger.debug("options: \(transcriber.options)")
-        let progress = ProgressLine(enabled: !quiet)
-        try await installModels(transcriber, progress: progress)
-        var failures = 0
-        var started = ContinuousClock.now, index = 0
-        for await (_, result) in transcriber.transcriptions(of: files.map { URL(fileURLWithPath: $0) }, events: { url, event in
-            let name = url.lastPathComponent
-            switch event {
-            case .installing(let fraction): progress.show("installing models", fraction)
-            case .progress(let fraction): progress.show("transcribing \(name)", fraction)
-            case .warning(let message):
-                guard !quiet else { return }
-                progress.clear()
-                FileHandle.standardError.write(Data("openspeech: warning: \(message)\n".utf8))
-            case .languageDetected(let detected):
-                guard !quiet else { return }
-                progress.clear()
-                FileHandle.standardError.write(Data("openspeech: \(name): detected \(detected)\n".utf8))
-            case .finalText: break
-            }
-        }) {
-            // In order, one per file: the path as given.
-            let path = files[index]
+        try await ModelInstallation.install(transcriber, noDownload: noDownload, progress: ProgressLine(enabled: !quiet))
+
+        let copy = Mutex<StandardInputFile?>(nil)
+        let written = Mutex(0)
+        let total = files.count
+        let reading = Mutex(false)
+        let interrupt = InterruptSignal(signals: [SIGINT, SIGTERM, SIGHUP]) {
+            copy.withLock { $0?.remove() }
+            let done = written.withLock { $0 }
+            let detail = reading.withLock({ $0 }) ? "while reading stdin (a live source is transcribed as it arrives with --live)"
+                : "\(done) of \(total) transcripts written"
+            let erase = isatty(STDERR_FILENO) != 0 ? "\r\u{1B}[K" : ""  // the progress line
+            FileHandle.standardError.write(Data("\(erase)openspeech: interrupted; \(detail)\n".utf8))
+            _exit(130)
+        }
+        defer { withExtendedLifetime(interrupt) {} }
+        var urls = files.map { URL(fileURLWithPath: $0) }
+        defer { copy.withLock { $0?.remove() } }
+        if let standardInputPrefix {
+            let file = try StandardInputFile()
+            copy.withLock { $0 = file }
+            reading.withLock { $0 = true }
+            try file.copyStandardInput(after: standardInputPrefix)
+            reading.withLock { $0 = false }
+            urls = [file.url]
+        }
+        signal(SIGPIPE, SIG_IGN)  // a closed stdout is an error that says so (and removes stdin's copy), not death
+
+        let messages = TranscriptionMessages(quiet: quiet, inputs: Array(zip(urls, files)))
+        var writer = TranscriptWriter(plan: plan, several: files.count > 1, layout: subtitles.layout,
+                                      highlightWords: subtitles.highlightWords, words: wordTimestamps)
+        var failures = 0, index = 0
+        var started = ContinuousClock.now
+        for await (_, result) in transcriber.transcriptions(of: urls, events: { messages.report($1, of: $0) }) {
+            let input = files[index]  // in order, one per input
             index += 1
-            progress.clear()
+            messages.progress.clear()
             do {
                 let transcript = try result.get()
                 let seconds = (ContinuousClock.now - started) / .seconds(1)
-                logger.info("\(path): \(transcript.segments.count) segments, \(String(format: "%.1f", transcript.duration)) s of audio in \(String(format: "%.1f", seconds)) s")
-                try write(transcript, for: path)
+                logger.info("\(input): \(transcript.segments.count) segments, \(String(format: "%.1f", transcript.duration)) s of audio in \(String(format: "%.1f", seconds)) s by \(transcript.model ?? "?")")
+                try writer.write(transcript, for: input)
+                written.withLock { $0 += 1 }
             } catch {
                 failures += 1
-                FileHandle.standardError.write(Data("openspeech: \(path): \(error)\n".utf8))
+                messages.failure(error, input: input)
             }
             started = ContinuousClock.now
         }
         if failures > 0 { throw ExitCode.failure }
     }
 
-    /// `transcribe -`: stdin through the live pipeline. Text and JSON are written as results come (JSON as JSON
-    /// Lines); SRT, WebVTT and TSV once stdin ends.
-    private func transcribeStandardInput() async throws {
+    /// `transcribe -` live (`--live`, or raw PCM): stdin through the live pipeline, `prefix` its bytes already read.
+    /// Text and JSON are written as results come (JSON as JSON Lines); SRT, WebVTT and TSV once stdin ends.
+    private func transcribeLive(prefix: [UInt8]) async throws {
         // No language given: detected in the first speech, then kept (LiveTranscription).
-        let given = locale?.lowercased() == "auto" ? nil : locale
-        let live = try LiveTranscription(locale: given.map { Locale(identifier: $0) }, modelID: model, computeType: computeType ?? .default)
-        let streaming = format == .text || format == .json
-        if streaming && output != nil { throw ValidationError("-o/--output with stdin takes srt, vtt, tsv or all.") }
-        let liveOutput = streaming ? try LiveOutput(format: format == .json ? .jsonl : .text, outputPath: nil) : nil
-        try await live.prepare(noDownload: noDownload, progress: ProgressLine(enabled: !quiet),
-                               contextualStrings: try vocabulary.phrases())
+        let (locale, detects) = try language()
+        let live = try LiveTranscription(locale: detects ? nil : locale, modelID: model, computeType: computeType ?? .default)
+        let plan = try OutputPlan(inputs: files, format: format, output: output, outputDirectory: outputDir)
+        let streaming = plan.format == .text || plan.format == .json
+        if streaming && plan.target != .standardOutput {
+            throw CommandFailure("live results in \(plan.format) go to stdout; -o and --output-dir take srt, vtt, tsv or all.")
+        }
+        let liveOutput = streaming ? try LiveOutput(format: plan.format == .json ? .jsonl : .text, outputPath: nil) : nil
+        let progress = ProgressLine(enabled: !quiet)
+        let files = FileTranscriber(options: .init(locale: live.locale, modelID: model, detectsSpeech: true,
+                                                   computeType: live.computeType, detectsLanguage: detects))
+        try await ModelInstallation.install(files, noDownload: noDownload, progress: progress)
+        if !quiet {
+            let id = try files.transcriptionModelID()
+            FileHandle.standardError.write(Data("openspeech: model \(id), compute type \(live.computeType.resolved)\n".utf8))
+        }
+        try await live.prepare(noDownload: noDownload, progress: progress, contextualStrings: try vocabulary.phrases())
         let failure = Mutex<String?>(nil)
         let input = StandardInputAudio.stream(
-            raw: .init(sample: .int16, sampleRate: Double(rawSampleRate), channels: rawChannels),
-            to: try await live.audioFormat()) { message in failure.withLock { $0 = message } }
+            raw: .init(sample: .int16, sampleRate: Double(rawSampleRate ?? 16_000), channels: rawChannels ?? 1),
+            to: try await live.audioFormat(), prefix: prefix) { message in failure.withLock { $0 = message } }
         let finals = try await live.run(input, output: liveOutput, quiet: quiet)
         if let message = failure.withLock({ $0 }) { throw CommandFailure(message) }
         if !streaming {
@@ -165,55 +240,11 @@ struct TranscribeCommand: AsyncParsableCommand {
             let transcript = Transcript(
                 results: finals,
                 language: finals.lazy.flatMap(\.text.runs).compactMap(\.detectedLanguage).first
-                    ?? live.locale.language.languageCode?.identifier ?? "", duration: end)
-            try write(transcript, for: "stdin")
-        }
-    }
-
-    /// Installs the models the transcription needs, or fails under `--no-download` when the transcriber's is missing
-    /// (without the detector's model, the detector runs its energy fallback).
-    private func installModels(_ transcriber: FileTranscriber, progress: ProgressLine) async throws {
-        let missing = try transcriber.missingModelIDs()
-        guard !missing.isEmpty else { return }
-        if noDownload {
-            let needed = try transcriber.requiredModelIDs()[0]
-            guard !missing.contains(needed) else {
-                if transcriber.options.detectsLanguage && transcriber.options.modelID == nil {
-                    throw CommandFailure("language detection (no --locale, or --locale auto) needs the multilingual "
-                        + "model \(needed), which is not installed, and --no-download was given; install it with "
-                        + "`openspeech models install \(needed)`, or give the language with --locale.")
-                }
-                throw CommandFailure("\(needed) is not installed and --no-download was given; install it with `openspeech models install \(needed)`.")
-            }
-            return
-        }
-        try await transcriber.installModels { event in
-            if case .installing(let fraction) = event { progress.show("installing models", fraction) }
-        }
-        progress.clear()
-    }
-
-    private func write(_ transcript: Transcript, for path: String) throws {
-        let documents = try format.formats.map { format in
-            (format, try transcript.formatted(as: format, layout: subtitles.layout, highlightWords: subtitles.highlightWords))
-        }
-        if let output {
-            let file = URL(fileURLWithPath: output)
-            for (format, text) in documents {
-                let url = self.format == .all ? file.deletingPathExtension().appendingPathExtension(format.fileExtension) : file
-                try Data(text.utf8).write(to: url, options: .atomic)
-            }
-            return
-        }
-        guard outputDir != nil || format == .all else {
-            FileHandle.standardOutput.write(Data(documents[0].1.utf8))
-            return
-        }
-        let folder = URL(fileURLWithPath: outputDir ?? ".", isDirectory: true)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
-        for (format, text) in documents {
-            try Data(text.utf8).write(to: folder.appendingPathComponent("\(name).\(format.fileExtension)"), options: .atomic)
+                    ?? live.locale.language.languageCode?.identifier ?? "", duration: end,
+                model: try? files.transcriptionModelID())
+            var writer = TranscriptWriter(plan: plan, several: false, layout: subtitles.layout,
+                                          highlightWords: subtitles.highlightWords, words: wordTimestamps)
+            try writer.write(transcript, for: "-")
         }
     }
 }

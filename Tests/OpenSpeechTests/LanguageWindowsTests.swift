@@ -107,13 +107,13 @@ struct LanguageWindowsTests {
 
     // MARK: Live
 
-    @Test("transcribe - with no --locale: the language decided in the first speech (stderr), French text")
+    @Test("transcribe - --live with no language: the language decided in the first speech (stderr), French text")
     func liveDetects() async throws {
         try await Self.ready()
         let clip = try #require(Corpus.item("pv-leopard-fr"))
         // The WAV stream at twice real time, in 0.25 s pieces.
         let (status, output) = try await runFeedingStandardInput(
-            try #require(OpenSpeechExecutable.url), ["transcribe", "-", "--no-download"],
+            try #require(OpenSpeechExecutable.url), ["transcribe", "-", "--live", "--no-download"],
             environment: ["OPENSPEECH_HOME": TestModels.home.path], bytes: try Data(contentsOf: clip.wav16kURL),
             piece: 8_000, every: .milliseconds(125))
         let lines = output.split(separator: "\n")

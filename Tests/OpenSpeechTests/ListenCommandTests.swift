@@ -115,12 +115,12 @@ import TestSupport
             every: .milliseconds(62))
     }
 
-    @Test("transcribe - reads a WAV stream from stdin as it arrives; JSON lines of live results")
+    @Test("transcribe - --live reads a WAV stream from stdin as it arrives; JSON lines of live results")
     func transcribesWAVFromStandardInput() async throws {
         try await TestEnvironment.ready()
         let clip = try #require(Corpus.item("1995-1837-0001"))
         let (status, output) = try await Self.transcribeStandardInput(
-            try Data(contentsOf: clip.wav16kURL), bytesPerSecond: 32_000, arguments: ["--format", "json"])
+            try Data(contentsOf: clip.wav16kURL), bytesPerSecond: 32_000, arguments: ["--live", "--format", "json"])
         #expect(status == 0, "\(output)")
         let heard = Self.records(output).filter(\.isFinal).map(\.text).joined(separator: " ")
         let rate = WordErrorRate.score(reference: clip.transcript, hypothesis: heard, language: "en").rate

@@ -56,6 +56,18 @@ import Testing
         #expect(cues.allSatisfy { $0.lines.count == 2 || $0.text.count <= 42 })
     }
 
+    @Test("an abbreviation's or an initial's period does not end a sentence: no cue ends at \"St.\"")
+    func abbreviations() {
+        for word in ["St.", "Dr.", "mr.", "e.g.", "(i.e.", "F.", "vs.\""] { #expect(!SubtitleCues.endsSentence(word), "\(word)") }
+        for word in ["home.", "etc.", "I.", "No.", "U.S.", "why?"] { #expect(SubtitleCues.endsSentence(word), "\(word)") }
+        let text = "The fire that started near the old church of St. Anthony burned for three whole days before the rain came."
+        let words = Self.words(text, length: 0.25, pause: 0.02)
+        let layout = SubtitleLayout()
+        let cues = SubtitleCues(layout: layout).cues(for: [Self.segment(words)])
+        Self.checkLimits(cues, words: words, layout: layout)
+        #expect(cues.count >= 2 && !cues.contains { $0.words.last?.word == "St." }, "\(cues.map(\.text))")
+    }
+
     @Test("a sentence end is preferred to a comma and to a pause; a pause to an arbitrary word")
     func cutPreferences() {
         let layout = SubtitleLayout(maxLineWidth: 20, maxLineCount: 1)

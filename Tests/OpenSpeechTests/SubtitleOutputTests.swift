@@ -111,7 +111,8 @@ import TestSupport
 
         let started = Date()
         let (status, output) = try await OpenSpeechExecutable.run(
-            ["transcribe", "--format", "all", "--output-dir", folder.path] + Self.fast + items.map(\.wav16kURL.path),
+            ["transcribe", "--format", "all", "--word-timestamps", "--output-dir", folder.path] + Self.fast
+                + items.map(\.wav16kURL.path),
             environment: Self.environment)
         #expect(status == 0, "\(output)")
         print("SubtitleOutputTests: \(items.count) files, \(String(format: "%.0f", Date().timeIntervalSince(started))) s")
@@ -180,7 +181,7 @@ import TestSupport
               + "at clause punctuation: \(share(clause)); elsewhere (a pause or the limits): \(share(cues.count - sentence - clause))")
     }
 
-    @Test("json is OpenAI's verbose_json: language, duration, text, segments with the decoder's statistics, words")
+    @Test("json is OpenAI's verbose_json: language, duration, text, segments with the decoder's statistics, words (--word-timestamps), model")
     func verboseJSON() async throws {
         try await TestEnvironment.ready()
         let clip = try #require(Corpus.item("jfk"))
@@ -188,11 +189,12 @@ import TestSupport
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("out.json")
         let (status, output) = try await OpenSpeechExecutable.run(
-            ["transcribe", clip.originalURL.path, "--format", "json", "-o", file.path] + Self.fast,
+            ["transcribe", clip.originalURL.path, "--word-timestamps", "-o", file.path] + Self.fast,
             environment: Self.environment)
         #expect(status == 0, "\(output)")
         let json = try Self.json(file)
         #expect(json["task"] as? String == "transcribe")
+        #expect(json["model"] as? String == "whisper-tiny.en")
         #expect(json["language"] as? String == "english")
         #expect(abs((json["duration"] as? Double ?? 0) - clip.durationSeconds) < 0.1)
         let text = try #require(json["text"] as? String)

@@ -94,6 +94,9 @@ public struct FileTranscriber: Sendable {
         case finalText(String)
         /// The language detected in the file's first speech (`Options.detectsLanguage`), before it is transcribed.
         case languageDetected(DetectedLanguage)
+        /// The catalog model that transcribes the file and the compute type it runs in on this machine (`auto`
+        /// resolved), as the transcription starts.
+        case model(id: String, computeType: ComputeType)
     }
 
     /// The settings every transcription of this transcriber uses.
@@ -114,6 +117,9 @@ public struct FileTranscriber: Sendable {
     /// model, `.cannotAllocateUnsupportedLocale` for translation by an English-only model.
     public func requiredModelIDs() throws -> [String] {
         try store.validateCatalogs()
+        if let id = options.modelID, store.catalog.model(id) == nil {
+            throw ModelAssetError.unknownModel(id: id, known: store.catalog.models.filter(\.isTranscriptionModel).map(\.id))
+        }
         let vad = options.detectsSpeech ? [SpeechDetector.modelID] : []
         if let id = options.modelID, let model = store.catalog.model(id), LanguageModelChoice.isEnglishOnly(model),
            options.task == .translate {
@@ -135,6 +141,16 @@ public struct FileTranscriber: Sendable {
             throw ModelAssetError.unknownModel(id: id, known: store.catalog.models.map(\.id))
         }
         return [id] + vad
+    }
+
+    /// The catalog id of the model that transcribes with these options, as the models are installed now: `modelID`
+    /// if given, else the locale's (its default, or an installed model that speaks the language when the default is
+    /// not installed); with `detectsLanguage`, the model that detects the language (each file's own model is chosen
+    /// once its language is heard, and reported as `Event.model`). Throws as `requiredModelIDs()` does.
+    public func transcriptionModelID() throws -> String {
+        let required = try requiredModelIDs()[0]
+        guard !options.detectsLanguage, options.modelID == nil, translationModelID == nil else { return required }
+        return TranscriptionProcessor.modelID(for: options.locale, store: store) ?? required
     }
 
     private var languageChoice: LanguageModelChoice {
@@ -312,6 +328,7 @@ public struct FileTranscriber: Sendable {
         let detector = options.detectsSpeech
             ? SpeechDetector(detectionOptions: .init(sensitivityLevel: .medium), reportResults: false, modelStore: store)
             : nil
+        let modelID = try transcriptionModelID()
         let modules: [any SpeechModule] = [transcriber] + (detector.map { [$0] } ?? [])
         let analyzer = SpeechAnalyzer(modules: modules, options: .init(priority: .userInitiated, modelRetention: .processLifetime))
         if !options.contextualStrings.isEmpty {
@@ -332,6 +349,7 @@ public struct FileTranscriber: Sendable {
         }
         cancellation.attach(analyzer)
         events(.progress(0))
+        events(.model(id: modelID, computeType: options.effectiveComputeType.resolved))
         let fed: (samples: Int64, truncation: AudioTruncation?)
         do {
             switch input {
@@ -352,10 +370,15 @@ public struct FileTranscriber: Sendable {
         }
         let results = try await collector.value
         try Task.checkCancellation()
+        if await detector?.backend == .energy {
+            events(.warning("the speech detector's model \(SpeechDetector.modelID) is not installed (or did not load), so "
+                + "its energy-based fallback chose what the model heard, and the text may differ; install it with "
+                + "`openspeech models install \(SpeechDetector.modelID)`."))
+        }
         let language = (perWindow ? results.lazy.flatMap(\.text.runs).compactMap(\.detectedLanguage).first : nil)
             ?? options.locale.language.languageCode?.identifier ?? "en"
         let transcript = Transcript(results: results, language: language,
-                                    duration: Double(fed.samples) / MonoAudio.speechSampleRate)
+                                    duration: Double(fed.samples) / MonoAudio.speechSampleRate, model: modelID)
         return (transcript, fed.truncation)
     }
 

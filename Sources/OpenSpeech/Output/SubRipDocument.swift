@@ -10,10 +10,14 @@ public struct SubRipDocument: Sendable {
         cues = SubtitleCues(layout: layout, language: transcript.language).cues(for: transcript.segments)
     }
 
-    /// The document: cues numbered from 1, `HH:MM:SS,mmm --> HH:MM:SS,mmm`, a blank line after each.
-    public var text: String {
+    /// The document: cues numbered from 1, `HH:MM:SS,mmm --> HH:MM:SS,mmm`, a blank line between two.
+    public var text: String { text(numberingFrom: 1) }
+
+    /// The document with its cues numbered from `first`: what follows other cues in one SubRip stream (several
+    /// recordings' subtitles on one output, a blank line between them).
+    public func text(numberingFrom first: Int) -> String {
         cues.enumerated().map { index, cue in
-            "\(index + 1)\n\(Transcript.clock(cue.start, comma: true)) --> \(Transcript.clock(cue.end, comma: true))\n"
+            "\(first + index)\n\(Transcript.clock(cue.start, comma: true)) --> \(Transcript.clock(cue.end, comma: true))\n"
                 + cue.lines.map { Self.line($0.text) }.joined(separator: "\n") + "\n"
         }.joined(separator: "\n")
     }

@@ -192,8 +192,11 @@ public struct SubtitleCues: Sendable, Equatable {
         word.last(where: { !"\"'”’)]}»".contains($0) })
     }
 
+    /// Whether `word` ends a sentence: a final `.`, `?`, `!` or ellipsis, but not the period of an abbreviation
+    /// ("St.", "Dr.", "e.g.") or of an initial.
     static func endsSentence(_ word: String) -> Bool {
-        finalMark(word).map { ".?!…。？！".contains($0) } ?? false
+        guard let mark = finalMark(word), ".?!…。？！".contains(mark) else { return false }
+        return mark != "." || !Abbreviation.isAbbreviation(word)
     }
 
     static func endsClause(_ word: String) -> Bool {

@@ -51,15 +51,18 @@ public struct Transcript: Sendable, Codable, Equatable {
     public var duration: Double
     /// The final results, one segment each, in order.
     public var segments: [Segment]
+    /// The catalog id of the model that transcribed the audio (nil when not known).
+    public var model: String?
 
     enum CodingKeys: String, CodingKey {
-        case text, language, duration, segments
+        case text, language, duration, segments, model
         case languageProbability = "language_probability"
     }
 
     /// The transcript of final results (volatile ones are ignored), one segment per result. Words come from
-    /// runs carrying `audioTimeRange`, with their `transcriptionConfidence` if present.
-    public init(results: [SpeechTranscriber.Result], language: String, duration: Double) {
+    /// runs carrying `audioTimeRange`, with their `transcriptionConfidence` if present. `model` names the catalog
+    /// model that transcribed them.
+    public init(results: [SpeechTranscriber.Result], language: String, duration: Double, model: String? = nil) {
         let finals = results.filter(\.isFinal)
         segments = finals.map { result in
             let text = String(result.text.characters)
@@ -78,19 +81,20 @@ public struct Transcript: Sendable, Codable, Equatable {
         self.text = finals.map { String($0.text.characters) }.joined().trimmingCharacters(in: .whitespaces)
         self.language = language
         self.duration = duration
+        self.model = model
     }
 
     /// The transcript as a document in `format`: subtitles cut to `layout` (WebVTT with word timestamp tags when
-    /// `highlightWords`), JSON as `VerboseJSONDocument`. Throws `EncodingError` if JSON cannot represent it (a time
-    /// that is not a finite number).
+    /// `highlightWords`), JSON as `VerboseJSONDocument` (its `words` list only when `words`). Throws `EncodingError`
+    /// if JSON cannot represent it (a time that is not a finite number).
     public func formatted(as format: Format, layout: SubtitleLayout = SubtitleLayout(),
-                          highlightWords: Bool = false) throws -> String {
+                          highlightWords: Bool = false, words: Bool = true) throws -> String {
         switch format {
         case .text: return text + "\n"
         case .srt: return SubRipDocument(self, layout: layout).text
         case .vtt: return WebVTTDocument(self, layout: layout, highlightsWords: highlightWords).text
         case .tsv: return TabSeparatedDocument(self).text
-        case .json: return try VerboseJSONDocument(self).json(pretty: true)
+        case .json: return try VerboseJSONDocument(self, words: words).json(pretty: true)
         }
     }
 

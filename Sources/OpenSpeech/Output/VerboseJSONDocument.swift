@@ -60,9 +60,12 @@ public struct VerboseJSONDocument: Sendable, Encodable {
     public var segments: [Segment]?
     /// The timed words of all segments; absent when the document was made without them.
     public var words: [Word]?
+    /// The catalog id of the model that transcribed the audio; absent when not known. Not in OpenAI's format (an
+    /// OpenSpeech extension).
+    public var model: String?
 
     enum CodingKeys: String, CodingKey {
-        case task, language, duration, text, segments, words
+        case task, language, duration, text, segments, words, model
         case languageProbability = "language_probability"
     }
 
@@ -83,6 +86,7 @@ public struct VerboseJSONDocument: Sendable, Encodable {
                            language: segment.language.map(Self.languageName))
         } : nil
         self.words = words ? transcript.segments.flatMap(\.words).map { Word(word: $0.word, start: $0.start, end: $0.end) } : nil
+        model = transcript.model
     }
 
     /// OpenAI names the language in English words (`english`), as Whisper's tokenizer does.

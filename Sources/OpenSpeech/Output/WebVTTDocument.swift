@@ -18,9 +18,13 @@ public struct WebVTTDocument: Sendable {
         self.highlightsWords = highlightsWords
     }
 
-    /// The document: `WEBVTT`, then each cue's `HH:MM:SS.mmm --> HH:MM:SS.mmm` and lines, a blank line between.
-    public var text: String {
-        "WEBVTT\n\n" + cues.map { cue in
+    /// The document: `WEBVTT`, then `cueBlocks`.
+    public var text: String { "WEBVTT\n\n" + cueBlocks }
+
+    /// The cues without the header: each cue's `HH:MM:SS.mmm --> HH:MM:SS.mmm` and lines, a blank line between two
+    /// (what follows other blocks in one WebVTT stream).
+    public var cueBlocks: String {
+        cues.map { cue in
             "\(Transcript.clock(cue.start, comma: false)) --> \(Transcript.clock(cue.end, comma: false))\n"
                 + lines(of: cue).joined(separator: "\n") + "\n"
         }.joined(separator: "\n")

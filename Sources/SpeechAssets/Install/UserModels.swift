@@ -7,8 +7,9 @@ extension ModelStore {
     /// records nothing and leaves nothing under `models/`. Links in the folder are followed, so a Hugging Face cache
     /// snapshot (`models--ORG--NAME/snapshots/REV`, whose files are links into `blobs/`) adds as it is; anything but a
     /// regular file (a FIFO, a device, a folder, a dangling link) is refused, naming it, before it is opened.
-    /// `id` defaults to the folder's name (a snapshot's: NAME); `languages` default to English for an English-only
-    /// vocabulary (51864 tokens), else Whisper's 99 languages. Returns the new catalog entry.
+    /// `id` defaults to the folder's name (a snapshot's: NAME); `languages` default to the model's own
+    /// (`WhisperModelLanguages`: English for an English-only decoder, else the languages of its language tokens).
+    /// Returns the new catalog entry.
     @discardableResult
     public func addUserModel(from directory: URL, id: String? = nil, languages: [String]? = nil) async throws -> CatalogModel {
         let fileManager = FileManager.default
@@ -48,7 +49,7 @@ extension ModelStore {
             throw ModelAssetError.invalidModelDirectory(path: path, reason: "config.json is not a JSON object")
         }
         let model = CatalogModel(
-            id: modelID, family: "whisper", languages: languages ?? Self.guessLanguages(directory),
+            id: modelID, family: "whisper", languages: try languages ?? WhisperModelLanguages.languages(in: directory),
             description: "User model added from \(path)", files: files, sources: [.directory(path: path)])
         if let problem = model.problem() { throw ModelAssetError.invalidModelDirectory(path: path, reason: problem) }
 
@@ -99,13 +100,5 @@ extension ModelStore {
             return name
         }
         return folder.lastPathComponent
-    }
-
-    /// English for an English-only vocabulary (51864 entries), else every Whisper language.
-    static func guessLanguages(_ directory: URL) -> [String] {
-        if let data = try? RegularFile.contents(of: directory.appendingPathComponent("vocabulary.txt")) {
-            if String(decoding: data, as: UTF8.self).split(separator: "\n").count == 51864 { return ["en"] }
-        }
-        return ModelCatalog.builtIn.model("whisper-base")?.languages ?? ["en"]
     }
 }

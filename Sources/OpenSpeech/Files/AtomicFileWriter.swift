@@ -8,10 +8,10 @@ import Darwin
 /// Writes a file whole or not at all: the bytes go to a temporary file beside the destination, which is then
 /// renamed over it, so readers see the old file or the new one, never part of one. Missing folders are created.
 /// Failures throw an `SFSpeechError` saying what could not be written, why, and what to do; no temporary file
-/// is left behind.
-enum AtomicFileWriter {
+/// is left behind. Used by the custom language model's exports and the command line's transcripts.
+package enum AtomicFileWriter {
     /// Writes `data` to `url`; `what` names the contents in error messages ("custom language model data").
-    static func write(_ data: Data, to url: URL, what: String) throws {
+    package static func write(_ data: Data, to url: URL, what: String) throws {
         guard url.isFileURL else {
             throw SFSpeechError(.missingParameter, "Cannot write the \(what) to \(url.absoluteString): give a file URL "
                 + "(URL(fileURLWithPath:) or URL(filePath:)).")
