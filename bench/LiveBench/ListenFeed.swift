@@ -14,7 +14,7 @@ import TestSupport
 func runListenFeed(arguments: [String], clips: [CorpusItem], fileWords: [[ReferenceWord]], fileTexts: [String]) async throws {
     let daemon = try PulseAudioDaemon()
     defer { daemon.stop() }
-    guard let tool = OpenSpeechExecutable.url else { throw OpenSpeechExecutable.LocateError(name: "openspeech") }
+    guard let tool = OpenSpeechExecutable.url else { throw ListenFeedError(message: "the openspeech tool is not built") }
     let process = Process()
     process.executableURL = tool
     process.arguments = ["listen", "--format", "jsonl"] + arguments
