@@ -13,7 +13,9 @@ connections, a Realtime client that sends and never reads, oversized Realtime me
 origin with a rebound host, and a transcription with a 64 KB prompt. Reported: every normal request's status,
 latency p50/p99 per phase and their ratio (target: p99 attacked within 1.5x of quiet), the server's resident memory
 sampled through each phase, and after the run (a quiet second): transcriptions running, uploads in progress, queue
-depth and files left in the server's temporary folder (target: 0 each).
+depth and files left in the server's temporary folder (target: 0 each). The attacked phase runs twice, the resident
+memory read after each (memory flat: the second no higher than the first, beyond the allocator's noise); the worse
+p99 is the one compared.
 """
 
 import argparse
@@ -183,8 +185,14 @@ def main():
             # Warm-up (model load, first allocations), then the quiet and the attacked phase.
             normal_load(port, args.model, paths, args.concurrency, args.concurrency * 2)
             quiet = phase(port, process.pid, args.model, paths, args.concurrency, args.requests, False, clip)
-            attacked = phase(port, process.pid, args.model, paths, args.concurrency, args.requests, True, clip, only)
-            time.sleep(15)  # the attackers' last connections time out
+            # Two attacked phases: memory that grows in the first and not in the second is the allocator's, not a leak.
+            rounds = []
+            for _ in range(2):
+                rounds.append(phase(port, process.pid, args.model, paths, args.concurrency, args.requests, True, clip,
+                                    only))
+                time.sleep(15)  # the attackers' last connections time out
+                rounds[-1]["rss_kb_after_quiet"] = resident_kilobytes(process.pid)
+            attacked = max(rounds, key=lambda r: r["p99"])
             after = metrics(port)
             leftovers = os.listdir(temporary)
             final_rss = resident_kilobytes(process.pid)
@@ -193,14 +201,15 @@ def main():
             process.wait(timeout=120)
             shutil.rmtree(temporary, ignore_errors=True)
     report = {
-        "model": args.model, "concurrency": args.concurrency, "quiet": quiet, "attacked": attacked,
+        "model": args.model, "concurrency": args.concurrency, "quiet": quiet, "attacked_rounds": rounds,
+        "attacked": attacked,
         "p99_ratio": attacked["p99"] / quiet["p99"],
         "after": {"transcriptions_running": after.get("transcriptions_running"),
                   "uploads_in_progress": after.get("uploads_in_progress"), "queue_depth": after.get("queue_depth"),
                   "temporary_files": leftovers, "rss_kb": final_rss},
     }
     report["targets_met"] = (quiet["answered_200"] == quiet["requests"]
-                             and attacked["answered_200"] == attacked["requests"]
+                             and all(r["answered_200"] == r["requests"] for r in rounds)
                              and report["p99_ratio"] <= 1.5 and not leftovers
                              and after.get("transcriptions_running") == 0 and after.get("uploads_in_progress") == 0)
     text = json.dumps(report, indent=2)

@@ -149,9 +149,19 @@ struct RealtimeRoutes: Sendable {
                     guard channel.isActive else { break }
                     let wait = pacing.wait(at: .now)
                     if wait > .zero { try await Task.sleep(for: wait) }
+                    let goesOn: Bool
                     switch message {
-                    case .text(let text): await session.receive(text)
-                    case .binary: await session.receiveBinary()
+                    case .text(let text): goesOn = await session.receive(text)
+                    case .binary: goesOn = await session.receiveBinary()
+                    }
+                    guard goesOn else {
+                        logger.info("realtime session closed: its messages are refused",
+                                    metadata: ["session": .string(session.id)])
+                        // The last error events (the reason) go out before the close.
+                        await session.close()
+                        try? await group.waitForAll()
+                        try? await outbound.close(.policyViolation, reason: "too_many_errors")
+                        return
                     }
                 }
             } catch {

@@ -21,6 +21,8 @@ actor RealtimeTranscriptionSession {
     static let minCommitSamples = 1_600
     /// Committed items of one session waiting for or in transcription; one more fails at once.
     static let maxPendingItems = 4
+    /// Messages refused in a row before the session ends.
+    static let maxRejectedInARow = 64
 
     let id = RealtimeServerEvent.newID("sess")
     private let executor = EngineExecutor(label: "openspeech.realtime")
@@ -54,6 +56,8 @@ actor RealtimeTranscriptionSession {
     private var volatile: VolatileItemTranscription?
     private var volatileFedThrough: Int64 = 0
     private var previousItemID: String?
+    /// Messages refused since the last one taken.
+    private var rejectedInARow = 0
 
     /// The last item's transcription (each waits for the one before), and all of them, to cancel on close.
     private var lastTranscription: ItemTranscription?
@@ -82,24 +86,38 @@ actor RealtimeTranscriptionSession {
         send(.sessionCreated(session: settings.sessionObject(id: id)))
     }
 
-    /// Handles one text message from the client.
-    func receive(_ text: String) {
+    /// Handles one text message from the client. Returns false when the session must end: `maxRejectedInARow`
+    /// messages in a row were refused (a client that only sends what the server cannot take is cut off, its last
+    /// error event saying so; one good message resets the count).
+    func receive(_ text: String) -> Bool {
         switch RealtimeClientEvent.decode(text) {
         case .failure(let error):
-            send(.error(error))
+            return rejected(error)
         case .success(let received):
             do {
                 try handle(received.event)
+                rejectedInARow = 0
+                return true
             } catch {
-                send(.error(error.about(received.eventID)))
+                return rejected(error.about(received.eventID))
             }
         }
     }
 
     /// A binary message: not part of the protocol.
-    func receiveBinary() {
-        send(.error(RealtimeEventError(code: "invalid_message", "Binary messages are not events: send JSON text, "
-                                       + "the audio base64-encoded in `input_audio_buffer.append`.")))
+    func receiveBinary() -> Bool {
+        rejected(RealtimeEventError(code: "invalid_message", "Binary messages are not events: send JSON text, "
+                                    + "the audio base64-encoded in `input_audio_buffer.append`."))
+    }
+
+    /// Sends the error event of a refused message; false once `maxRejectedInARow` were refused in a row.
+    private func rejected(_ error: RealtimeEventError) -> Bool {
+        send(.error(error))
+        rejectedInARow += 1
+        guard rejectedInARow >= Self.maxRejectedInARow else { return true }
+        send(.error(RealtimeEventError(code: "too_many_errors", "\(Self.maxRejectedInARow) messages in a row were "
+                                       + "refused: the session ends. Fix the messages the error events name.")))
+        return false
     }
 
     /// The connection closed: stops the transcriptions in progress and ends the output.

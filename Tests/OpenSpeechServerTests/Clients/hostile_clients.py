@@ -216,6 +216,7 @@ def websocket_handshake(host, port, key, extra=(), path="/v1/realtime?intent=tra
 
 
 def frame(payload, opcode=1):
+    """One masked client frame (the mask applied as one big integer XOR: fast for megabytes)."""
     mask = os.urandom(4)
     header = bytes([0x80 | opcode])
     length = len(payload)
@@ -225,7 +226,9 @@ def frame(payload, opcode=1):
         header += bytes([0x80 | 126]) + struct.pack(">H", length)
     else:
         header += bytes([0x80 | 127]) + struct.pack(">Q", length)
-    return header + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+    key = (mask * (len(payload) // 4 + 1))[:len(payload)]
+    masked = (int.from_bytes(payload, "big") ^ int.from_bytes(key, "big")).to_bytes(len(payload), "big")
+    return header + mask + masked
 
 
 def read_frames(s, seconds):
