@@ -10,26 +10,36 @@ import CBLAS
 /// (BENCHMARKS.md, 2026-11-26). Matrices are row-major; a linear layer's weight is `[out, in]`.
 enum BLAS {
     /// `C[m×n] = alpha · A[m×k] · op(B) + beta · C`, where `op(B)` is `B[k×n]` or, when `transposeB`,
-    /// the transpose of `B[n×k]`. With `parallel`, large products are split into row slices of `A` and `C`.
+    /// the transpose of `B[n×k]`. Computed in blocks of `rowBlock` rows of `A` and `C`, spread over `parallel`.
     @inline(__always)
     static func gemm(m: Int, n: Int, k: Int,
                      a: UnsafePointer<Float>, lda: Int,
                      b: UnsafePointer<Float>, ldb: Int, transposeB: Bool,
                      c: UnsafeMutablePointer<Float>, ldc: Int,
                      alpha: Float = 1, beta: Float = 0, parallel: Parallel = .serial) {
-        parallel.forEachSlice(of: m, minimumSlice: Self.minimumRowsPerThread) { _, rows in
-            #if canImport(CDNNL)
-            // A row slice's rows come out bit-identical to the same rows of the whole product (checked by
-            // `ProductKernelTests`), so the text does not depend on the number of threads.
-            oneDNNProduct(m: rows.count, n: n, k: k, a: a + rows.lowerBound * lda, lda: lda, b: b, ldb: ldb,
-                          transposeB: transposeB, c: c + rows.lowerBound * ldc, ldc: ldc, alpha: alpha, beta: beta)
-            #else
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
-                        Int32(rows.count), Int32(n), Int32(k), alpha, a + rows.lowerBound * lda, Int32(lda),
-                        b, Int32(ldb), beta, c + rows.lowerBound * ldc, Int32(ldc))
-            #endif
+        let blocks = (m + rowBlock - 1) / rowBlock
+        parallel.forEachSlice(of: blocks, minimumSlice: 1) { _, blockRange in
+            for block in blockRange {
+                let rows = block * rowBlock ..< Swift.min(m, (block + 1) * rowBlock)
+                #if canImport(CDNNL)
+                oneDNNProduct(m: rows.count, n: n, k: k, a: a + rows.lowerBound * lda, lda: lda, b: b, ldb: ldb,
+                              transposeB: transposeB, c: c + rows.lowerBound * ldc, ldc: ldc, alpha: alpha, beta: beta)
+                #else
+                cblas_sgemm(CblasRowMajor, CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
+                            Int32(rows.count), Int32(n), Int32(k), alpha, a + rows.lowerBound * lda, Int32(lda),
+                            b, Int32(ldb), beta, c + rows.lowerBound * ldc, Int32(ldc))
+                #endif
+            }
         }
     }
+
+    /// Products are computed in calls of this many rows, on one thread or many: a product's bits are then a function
+    /// of its inputs alone, not of the number of threads. oneDNN's kernels block a product by the shape they are
+    /// given, and on AVX2 (a Zen 3 EPYC) rows split differently came out different in the last bits: a 1500×1536 by
+    /// 1536×384 product, the tiny encoder's feed-forward, differed for every split tried (`ProductKernelTests`).
+    /// 125 divides Whisper's 1,500 encoder frames (a window's rows in a batch are computed by the same calls as
+    /// alone) into 12 blocks, even over 2, 3, 4 or 6 threads; calls this size cost a few per cent over one call.
+    static let rowBlock = 125
 
     #if canImport(CDNNL)
     /// `C[m×n] = alpha · A[m×k] · op(B) + beta · C` through oneDNN's `sgemm`, on the calling thread.
@@ -44,9 +54,6 @@ enum BLAS {
         EngineWork.didUse(.product)
     }
     #endif
-
-    /// Row slices shorter than this stay on one thread (the packing of `B` would dominate).
-    static let minimumRowsPerThread = 64
 
     /// `y[m] = alpha · A[m×n] · x + beta · y`, or with `transpose`, `y[n] = alpha · Aᵀ · x + beta · y`.
     @inline(__always)

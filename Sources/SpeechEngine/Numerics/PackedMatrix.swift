@@ -9,10 +9,12 @@ import Synchronization
 /// Matmul primitives are created once per shape (rows of X, part of W, thread slot) and reused. Row counts from 9 to
 /// 256 (the decoder's prompt and word-timing passes, as many rows as tokens) are rounded up to a few buckets
 /// (`plannedRows`) and run on rows padded with copies of the last one, so a long stream plans a bounded set of
-/// primitives rather than one per token count (723 shapes and their scratchpads over an hour of live audio before);
-/// a row's result does not depend on the other rows, so padding changes no bit (`PackedMatrixTests`). Each runs on its
-/// caller's thread; the engine's `Parallel` splits large products: by rows of X (the encoder's frames) or, for
-/// weights too large for one core's share of bandwidth (the output projection), by parts of W packed separately.
+/// primitives rather than one per token count (723 shapes and their scratchpads over an hour of live audio before).
+/// With blocked layouts (AVX-512) a row's result does not depend on the other rows, so padding changes no bit; oneDNN's
+/// gemm-based fp32 kernels (AVX2) give a row other last bits among another number of rows, so results are a function
+/// of the inputs and their row count (`PackedMatrixTests`). Each runs on its caller's thread; the engine's `Parallel`
+/// splits large products: by fixed blocks of rows of X (the encoder's frames, `BLAS.rowBlock`) or, for weights too
+/// large for one core's share of bandwidth (the output projection), by parts of W packed separately.
 ///
 /// `@unchecked Sendable`: the packed weights, scales and bias are written in `init` only; the product cache is
 /// guarded by `productsLock`; each cached product's reusable memory objects by its `busy` flag (see `Product`).
@@ -32,13 +34,21 @@ final class PackedMatrix: @unchecked Sendable {
     private var products: [Key: Product] = [:]
     /// Whether oneDNN's kernel here takes W as it is (no blocked layout: its gemm-based kernels on AVX2). Products of
     /// few rows then run transposed (`multiplyTransposed`).
-    private let plain: Bool
+    let plain: Bool
     /// int8 on oneDNN's gemm-based kernels (AVX2 without VNNI): per row of W, `128 · Σ W[r, :]`. The activations go in
     /// shifted to u8 (`q + 128`) and this is taken off the int32 sums, which is what oneDNN's s8 × s8 product does
     /// inside on every call (shifting a copy of the rows and summing W's rows again): the same sums bit for bit,
     /// saturation included (vpmaddubsw), for a quarter less time (BENCHMARKS.md, 2026-11-27 07:15). nil elsewhere:
     /// blocked int8 layouts carry their compensation from the reorder at load.
     private let shiftCompensation: UnsafeMutablePointer<Int32>?
+    /// Whether a row's result depends on how many rows are multiplied with it: oneDNN's gemm-based fp32 and bf16
+    /// kernels (AVX2) block a product by its shape, so a row comes out with other last bits among another number of
+    /// rows. Such products run in blocks of `BLAS.rowBlock` rows, whatever the threads. Blocked layouts (AVX-512) and
+    /// int8's exact int32 sums give every row alone, and are split between threads as they come.
+    var rowsShareBits: Bool { plain && precision != .int8 }
+    /// Whether int8 products sum u8 × s8 pairs in int16 with saturation first (AVX2 without VNNI: `vpmaddubsw`), as
+    /// CTranslate2's int8 does there: a pair of large activations and large weights is clipped to ±32767.
+    var saturatesPairs: Bool { shiftCompensation != nil }
     /// Whether row counts are rounded up to `plannedRows` (false: every count planned as it is; tests compare).
     private let bucketsRows: Bool
 
@@ -309,7 +319,16 @@ final class PackedMatrix: @unchecked Sendable {
                                         accumulate: accumulate)
             }
         }
-        if rowSlices.threads > 1 {
+        if rowsShareBits && inputRows > BLAS.rowBlock {
+            // Blocks of a fixed number of rows, whatever the threads: the blocks, not the thread count, decide the calls.
+            let blocks = (inputRows + BLAS.rowBlock - 1) / BLAS.rowBlock
+            parallel.forEachSlice(of: blocks, minimumSlice: 1) { slot, blockRange in
+                for block in blockRange {
+                    let r = block * BLAS.rowBlock ..< Swift.min(inputRows, (block + 1) * BLAS.rowBlock)
+                    for part in self.parts.indices { run(part, r, slot) }
+                }
+            }
+        } else if !rowsShareBits && rowSlices.threads > 1 {
             rowSlices.forEachSlice(of: inputRows, minimumSlice: Self.minimumRowsPerSlice) { slot, r in
                 for part in self.parts.indices { run(part, r, slot) }
             }
@@ -349,7 +368,7 @@ final class PackedMatrix: @unchecked Sendable {
         }
     }
 
-    /// Rows of X below which a product is not split by rows (the encoder's 1500 frames are; a beam is not).
+    /// Rows of X below which a product, or quantizing or rounding them, is not split between threads.
     private static let minimumRowsPerSlice = 64
 
     private func product(for key: Key) -> Product {

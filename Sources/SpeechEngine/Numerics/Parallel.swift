@@ -6,7 +6,7 @@ import Dispatch
 /// `BLASSettings.singleThreaded`): OpenBLAS's idle workers spin on
 /// the other cores between products (measured: a fifth of all CPU time in `sched_yield` here), slowing
 /// the Swift loops that run between them. Instead the engine splits each large product by rows and each
-/// large loop by slices; a row slice of a product gives bit-identical results to the whole product.
+/// large loop by slices; products run in fixed row blocks (`BLAS.rowBlock`), so their bits do not depend on `threads`.
 struct Parallel: Sendable {
     /// Threads working at once (1: everything on the caller's thread).
     let threads: Int
