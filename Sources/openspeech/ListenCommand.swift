@@ -16,7 +16,8 @@ struct ListenCommand: AsyncParsableCommand {
     @Flag(help: "List the inputs and exit.")
     var listDevices = false
 
-    @Option(help: "Language of the speech, e.g. en-US, fr, de-DE; absent or auto: detected in the first speech, then kept.")
+    @Option(name: [.customLong("language"), .customShort("l"), .customLong("locale")],
+            help: "Language of the speech: a code or an English name (en, english, fr, French, de-DE). Absent: the environment's language (LANG), checked against the first speech and switched when the speech is confidently another (with a multilingual model installed); auto: detected in the first speech, nothing shown before.")
     var locale: String?
 
     @Option(help: "Catalog model to use instead of the locale's default (see `openspeech models list`).")
@@ -63,23 +64,28 @@ struct ListenCommand: AsyncParsableCommand {
             try session.setPreferredInput(port)
         }
 
-        let given = locale?.lowercased() == "auto" ? nil : locale
-        let live = try LiveTranscription(locale: given.map { Locale(identifier: $0) }, modelID: model, computeType: computeType)
+        let requested = try requestedLanguage()
         let output = try LiveOutput(format: format, outputPath: self.output)
         let progress = ProgressLine(enabled: !quiet)
-        try await live.prepare(noDownload: noDownload, progress: progress, contextualStrings: try vocabulary.phrases())
+        let phrases = try vocabulary.phrases()
+        let first = try LiveTranscription(locale: requested.start, modelID: model, computeType: computeType)
+        try await first.prepare(noDownload: noDownload, progress: progress, contextualStrings: phrases)
+        let audioFormat = try await first.audioFormat()
+        // The likely language is checked when a multilingual model can tell (a model named is not second-guessed).
+        let checker = requested.isLikely && model == nil
+            ? LikelyLanguageChecker(likely: first.locale, computeType: computeType) : nil
 
-        let (stream, continuation) = AsyncStream<AnalyzerInput>.makeStream()
+        let router = LiveInputRouter(keeping: checker != nil, sampleRate: audioFormat.sampleRate)
         let engine = AVAudioEngine()
-        let format = try await live.audioFormat()
         // The tap converts to the analyzer's format itself (an OpenSpeech extension; Apple's needs an AVAudioConverter).
-        engine.inputNode.installTap(onBus: 0, bufferSize: AVAudioFrameCount(format.sampleRate / 10), format: format) { buffer, _ in
-            continuation.yield(AnalyzerInput(buffer: buffer))
+        engine.inputNode.installTap(onBus: 0, bufferSize: AVAudioFrameCount(audioFormat.sampleRate / 10),
+                                    format: audioFormat) { buffer, _ in
+            router.receive(buffer)
         }
         let failure = Mutex<AudioError?>(nil)
         engine.captureFailureHandler = { error in
             failure.withLock { $0 = error }
-            continuation.finish()
+            router.finish()
         }
         do {
             try engine.start()
@@ -88,16 +94,69 @@ struct ListenCommand: AsyncParsableCommand {
         }
         let interrupt = InterruptSignal {
             engine.stop()
-            continuation.finish()
+            router.finish()
         }
-        if !quiet {
-            let name = session.currentRoute.inputs.first?.uid ?? "the default input"
-            FileHandle.standardError.write(Data("openspeech: listening to \(name) (\(live.detectsLanguage ? "language detected in the first speech" : live.locale.identifier)); Ctrl-C to stop.\n".utf8))
+        let say: @Sendable (String) -> Void = { [quiet] message in
+            if !quiet { FileHandle.standardError.write(Data("openspeech: \(message)\n".utf8)) }
         }
-        try await live.run(stream, output: output, quiet: quiet)
+        let name = session.currentRoute.inputs.first?.uid ?? "the default input"
+        say("listening to \(name) (\(requested.describe(first.locale, checked: checker != nil))); model "
+            + "\(first.modelDescription); Ctrl-C to stop.")
+
+        let checking = checker.map { checker in Task { await checker.check(router) } }
+        var transcription = first
+        var input = router.input(replaying: false)
+        while true {
+            try await transcription.run(input, output: output, quiet: quiet)
+            // The input ended: the microphone stopped, or the speech is in another language (its audio replayed).
+            guard let (detected, next) = router.takeRestart() else { break }
+            transcription = try LiveTranscription(locale: detected.locale, modelID: nil, computeType: computeType)
+            say("the speech sounds \(detected), not \(LikelyLanguageChecker.name(of: first.locale)): transcribing it as "
+                + "\(transcription.locale.identifier), model \(transcription.modelDescription)")
+            try await transcription.prepare(noDownload: noDownload, progress: progress, contextualStrings: phrases)
+            input = next
+        }
+        checking?.cancel()
         engine.stop()
         withExtendedLifetime(interrupt) {}
         if let error = failure.withLock({ $0 }) { throw CommandFailure("\(error)") }
+    }
+
+    /// What the user asked for: a language (fixed), detection in the first speech (`auto`), or nothing: the
+    /// environment's language, checked against the speech.
+    private enum RequestedLanguage {
+        case fixed(Locale)
+        case detect
+        case likely(Locale)
+
+        var start: Locale? {
+            switch self {
+            case .fixed(let locale), .likely(let locale): locale
+            case .detect: nil
+            }
+        }
+
+        var isLikely: Bool { if case .likely = self { true } else { false } }
+
+        /// How the listening line names the language.
+        func describe(_ locale: Locale, checked: Bool) -> String {
+            switch self {
+            case .fixed: locale.identifier
+            case .detect: "language detected in the first speech"
+            case .likely: "\(locale.identifier), the environment's language"
+                + (checked ? ", checked against the first speech" : "; install a multilingual model to have it checked")
+            }
+        }
+    }
+
+    private func requestedLanguage() throws -> RequestedLanguage {
+        guard let locale else { return .likely(LikelyLanguageChecker.environmentLocale()) }
+        guard let asked = LanguageArgument.locale(locale) else { return .detect }
+        guard let chosen = SpeechTranscriber.supportedLocale(equivalentTo: asked) else {
+            throw CommandFailure("no model transcribes \(locale) (\(asked.identifier)); give a language code or English "
+                + "name (en, english, fr, French, de-DE), and see `openspeech models list` for the languages.")
+        }
+        return .fixed(chosen)
     }
 }
 

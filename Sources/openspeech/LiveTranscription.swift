@@ -39,25 +39,22 @@ struct LiveTranscription {
         return format
     }
 
-    /// Installs missing models (or fails under `noDownload` when the transcriber's is missing), then loads them, with
-    /// `contextualStrings` (words to favour) as the analysis context.
+    /// The models this transcription needs, as the file workflow resolves them.
+    private var files: FileTranscriber {
+        FileTranscriber(options: .init(locale: locale, modelID: modelID, detectsSpeech: true, computeType: computeType,
+                                       detectsLanguage: detectsLanguage))
+    }
+
+    /// The model that transcribes (the one that detects, when the language is detected) and its compute type, as the
+    /// listening line names them.
+    var modelDescription: String {
+        "\((try? files.transcriptionModelID()) ?? "?"), compute type \(computeType)"
+    }
+
+    /// Installs missing models, each named (or fails under `noDownload` when the transcriber's is missing), then loads
+    /// them, with `contextualStrings` (words to favour) as the analysis context.
     func prepare(noDownload: Bool, progress: ProgressLine, contextualStrings: [String]) async throws {
-        let files = FileTranscriber(options: .init(locale: locale, modelID: modelID, detectsSpeech: true, computeType: computeType,
-                                                   detectsLanguage: detectsLanguage))
-        let missing = try files.missingModelIDs()
-        if !missing.isEmpty {
-            let needed = try files.requiredModelIDs()[0]
-            if noDownload {
-                if missing.contains(needed) {
-                    throw CommandFailure("\(needed) is not installed and --no-download was given; install it with `openspeech models install \(needed)`.")
-                }
-            } else {
-                try await files.installModels { event in
-                    if case .installing(let fraction) = event { progress.show("installing models", fraction) }
-                }
-                progress.clear()
-            }
-        }
+        try await ModelInstallation.install(files, noDownload: noDownload, progress: progress)
         if !contextualStrings.isEmpty {
             let context = AnalysisContext()
             context.contextualStrings[.general] = contextualStrings

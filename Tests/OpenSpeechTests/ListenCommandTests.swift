@@ -74,6 +74,48 @@ import TestSupport
         }
     }
 
+    @Test("listen with no options in an English environment: it starts in English, hears French, says so and switches; the finals are French")
+    func switchesToTheSpokenLanguage() async throws {
+        try await TestEnvironment.ready()
+        _ = try await TestModels.directory(for: "whisper-base")
+        let clip = try #require(Corpus.item("pv-leopard-fr"))
+        try await withPulseAudio { daemon in
+            let folder = try makeTemporaryDirectory("openspeech-listen-switch")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let log = folder.appendingPathComponent("out.txt")
+            let environment = daemon.environment.merging(["OPENSPEECH_HOME": TestModels.home.path, "LANG": "en_US.UTF-8",
+                                                          "LC_ALL": "", "LC_MESSAGES": ""]) { $1 }
+            let process = try OpenSpeechExecutable.start(["listen", "--format", "jsonl"], environment: environment,
+                                                         output: log)
+            defer { if process.isRunning { process.terminate() } }
+            let ready = ContinuousClock.now + .seconds(60)
+            while !Self.text(log).contains("listening"), process.isRunning, ContinuousClock.now < ready {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            try #require(Self.text(log).contains("listening"), "\(Self.text(log))")
+            #expect(Self.text(log).contains("en_US, the environment's language, checked against the first speech"),
+                    "\(Self.text(log))")
+            try await daemon.play(try MonoAudio.load(contentsOf: clip.wav16kURL, sampleRate: 48_000), rate: 48_000)
+            // The check runs every 2 s; the French transcription then hears the clip again from its start.
+            let switched = ContinuousClock.now + .seconds(30)
+            while !Self.text(log).contains("sounds French"), process.isRunning, ContinuousClock.now < switched {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            try await Task.sleep(for: .seconds(3))
+            kill(process.processIdentifier, SIGINT)
+            #expect(try await Self.waitForExit(process, within: .seconds(120)), "exits after Ctrl-C")
+            #expect(process.terminationStatus == 0, "\(Self.text(log))")
+            let output = Self.text(log)
+            #expect(output.contains("the speech sounds French"), "\(output)")
+            // The finals after the switch are the clip's French words.
+            let lines = output.split(separator: "\n")
+            let after = lines.drop { !$0.contains("sounds French") }.joined(separator: "\n")
+            let heard = Self.records(after).filter(\.isFinal).map(\.text).joined(separator: " ")
+            let rate = WordErrorRate.score(reference: clip.transcript, hypothesis: heard, language: "fr").rate
+            #expect(rate < 0.35, "WER \(rate): \(heard)")
+        }
+    }
+
     @Test("listen --list-devices lists the inputs and the default")
     func listsDevices() async throws {
         try await withPulseAudio { daemon in

@@ -24,8 +24,9 @@ func runListenFeed(arguments: [String], clips: [CorpusItem], fileWords: [[Refere
     process.standardError = errors
     process.standardInput = FileHandle.nullDevice
 
-    /// Each record as it arrived: when, whether final, its words (normalized), its text.
-    struct Record { var host: UInt64; var isFinal: Bool; var words: [String]; var text: String }
+    /// Each record as it arrived: when, whether final, its words (normalized), each word's text and start on the
+    /// tool's audio timeline.
+    struct Record { var host: UInt64; var isFinal: Bool; var words: [String]; var timed: [(String, Double)] }
     let records = Mutex<[Record]>([])
     let stderrText = Mutex("")
     let listening = Mutex(false)
@@ -34,10 +35,13 @@ func runListenFeed(arguments: [String], clips: [CorpusItem], fileWords: [[Refere
         let data = handle.availableData
         for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
             guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { continue }
-            let words = (object["words"] as? [[String: Any]] ?? []).compactMap { $0["word"] as? String }.map(normalized)
+            let timed = (object["words"] as? [[String: Any]] ?? []).compactMap { word -> (String, Double)? in
+                guard let text = word["word"] as? String, let start = word["start"] as? Double else { return nil }
+                return (text, start)
+            }
             records.withLock {
-                $0.append(Record(host: host, isFinal: object["isFinal"] as? Bool ?? false, words: words,
-                                 text: object["text"] as? String ?? ""))
+                $0.append(Record(host: host, isFinal: object["isFinal"] as? Bool ?? false,
+                                 words: timed.map { normalized($0.0) }, timed: timed))
             }
         }
     }
@@ -81,11 +85,26 @@ func runListenFeed(arguments: [String], clips: [CorpusItem], fileWords: [[Refere
             finals.append(seconds(final.host) - end)
         } else if !closing.isEmpty { missed += 1 }
     }
-    // The finals' text of each clip: by arrival, the clip that began playing last before it (less half the pause).
+    // The tool's audio timeline against the wall clock: where each clip's first long word was heard in a final, against
+    // when it sounded (the median over the clips).
+    var offsets: [Double] = []
+    for (index, words) in fileWords.enumerated() {
+        guard let word = words.first(where: long) else { continue }
+        let name = normalized(word.word)
+        let sounded = seconds(playStarts[index]) + word.start
+        if let heard = all.lazy.filter({ $0.isFinal && seconds($0.host) > sounded && seconds($0.host) < sounded + 15 })
+            .flatMap(\.timed).first(where: { normalized($0.0) == name }) {
+            offsets.append(sounded - heard.1)
+        }
+    }
+    let offset = percentile(offsets, 0.5)
+    // The finals' words of each clip: those heard while it played (from half the pause before it).
     var liveTexts = Array(repeating: "", count: clips.count)
     for record in all where record.isFinal {
-        let index = playStarts.lastIndex { seconds($0) - 0.75 <= seconds(record.host) - 1 } ?? 0
-        liveTexts[index] += " " + record.text
+        for (word, start) in record.timed {
+            let index = playStarts.lastIndex { seconds($0) - 0.75 <= start + offset } ?? 0
+            liveTexts[index] += " " + word
+        }
     }
     var fileErrors = ErrorCounts(), liveErrors = ErrorCounts()
     for (index, clip) in clips.enumerated() {

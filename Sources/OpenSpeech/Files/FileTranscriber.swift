@@ -175,6 +175,20 @@ public struct FileTranscriber: Sendable {
         return languageChoice.detectionModelID(requested: nil)
     }
 
+    /// OpenSpeech extension: the language spoken in `samples` (16 kHz mono), as a transcription of them with
+    /// `detectsLanguage` would decide it (the multilingual model that detects, on the first speech the detector finds
+    /// when `detectsSpeech`); nil when they hold no speech. Throws `SFSpeechError(.noModel)` when that model is not
+    /// installed. Live transcription that starts in a likely language checks the speech with it (`openspeech listen`).
+    public func detectLanguage(samples: [Float]) async throws -> DetectedLanguage? {
+        var detecting = options
+        detecting.detectsLanguage = true
+        detecting.modelID = nil
+        let modelID = try FileTranscriber(options: detecting, store: store).requiredModelIDs()[0]
+        return try await SpokenLanguageIdentifier().identify(
+            .samples(samples), modelID: modelID, computeType: options.effectiveComputeType,
+            detectsSpeech: options.detectsSpeech, store: store)
+    }
+
     /// The required models that are not installed.
     public func missingModelIDs() throws -> [String] {
         try requiredModelIDs().filter { store.installedDirectory(for: $0) == nil }
