@@ -102,7 +102,7 @@ struct LanguageWindowsTests {
             ["transcribe", clip.wav16kURL.path, "--locale", "fr", "--detect-language-per-window"],
             environment: ["OPENSPEECH_HOME": TestModels.home.path])
         #expect(status != 0)
-        #expect(output.contains("--detect-language-per-window") && output.contains("no --locale"), "\(output)")
+        #expect(output.contains("--detect-language-per-window") && output.contains("no --language"), "\(output)")
     }
 
     // MARK: Live
