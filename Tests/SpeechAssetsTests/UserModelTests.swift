@@ -202,7 +202,9 @@ import Darwin
             return try await body()
         }
         while clock.startedAt == nil { try await Task.sleep(nanoseconds: 10_000_000) }
-        let deadline = try #require(clock.startedAt).addingTimeInterval(10)
+        // Reading a FIFO would block until a writer comes: 60 s tells that from a refusal even when the engine-heavy
+        // suites beside this one keep the cooperative threads busy (10 s did not, once, on a 2-vCPU machine).
+        let deadline = try #require(clock.startedAt).addingTimeInterval(60)
         while !clock.isFinished && Date() < deadline { try await Task.sleep(nanoseconds: 10_000_000) }
         let prompt = clock.isFinished
         if !prompt {
