@@ -109,7 +109,8 @@ final class PackedMatrix: @unchecked Sendable {
         // int8 on gemm-based kernels (AVX2 without VNNI) sums u8 × s8 pairs in int16 with saturation: with the rows
         // shifted to u8 (up to 255), weights of ±64 at most keep every pair within it (2 · 255 · 64 = 32640). The
         // weights are halved (rounded away from zero) and their scales with them: clipped pairs had cost tiny.en
-        // 1.5 WER points on a 20-minute recording (7 words in a row lost) on a Zen 3 EPYC.
+        // 1.5 WER points on a 20-minute recording (7 words in a row lost) on a Zen 3 EPYC; 7 bits cost words on other
+        // sets (BENCHMARKS.md, 2026-11-28 12:10). 8 bits without clipping would need the sign trick of `Int8Matrix`.
         let halved: UnsafeMutablePointer<Int8>?
         if precision == .int8 && Self.takesPlainWeights(rows: rows, columns: columns, hasBias: bias != nil) {
             let values = source.assumingMemoryBound(to: Int8.self), count = rows * columns
@@ -140,7 +141,7 @@ final class PackedMatrix: @unchecked Sendable {
                                       hasBias: bias != nil, accumulate: false)
             var layout = dnnl_primitive_desc_query_md(probe, dnnl_query_weights_md, 0)!.pointee
             dnnl_primitive_desc_destroy(probe)
-            if layout.format_kind == dnnl_blocked && layout.format_desc.blocking.inner_nblks == 0 {
+            if Self.isPlain(layout) {
                 // Not blocked: keep W's own layout, which the transposed products of few rows need.
                 layout = plain
                 isPlain = true
@@ -187,8 +188,12 @@ final class PackedMatrix: @unchecked Sendable {
         let probe = describe(inputRows: 128, outputs: rows, inputs: columns, totalOutputs: rows, precision: .int8,
                              weights: OneDNN.anyMatrix(columns, rows, dnnl_s8), hasBias: hasBias, accumulate: false)
         defer { dnnl_primitive_desc_destroy(probe) }
-        let layout = dnnl_primitive_desc_query_md(probe, dnnl_query_weights_md, 0)!.pointee
-        return layout.format_kind == dnnl_blocked && layout.format_desc.blocking.inner_nblks == 0
+        return isPlain(dnnl_primitive_desc_query_md(probe, dnnl_query_weights_md, 0)!.pointee)
+    }
+
+    /// Whether `layout` is a matrix's own (strided, not blocked), as gemm-based kernels take their weights.
+    private static func isPlain(_ layout: dnnl_memory_desc_t) -> Bool {
+        layout.format_kind == dnnl_blocked && layout.format_desc.blocking.inner_nblks == 0
     }
 
     private static func weightType(_ precision: Precision) -> dnnl_data_type_t {
