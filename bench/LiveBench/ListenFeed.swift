@@ -56,12 +56,7 @@ func runListenFeed(arguments: [String], clips: [CorpusItem], fileWords: [[Refere
     guard process.isRunning else {
         throw ListenFeedError(message: "openspeech listen ended: \(stderrText.withLock { $0 })")
     }
-    var playStarts: [UInt64] = []
-    for clip in clips {
-        try await Task.sleep(for: .milliseconds(1_500))
-        playStarts.append(AVAudioTime.now())
-        try await daemon.play(try MonoAudio.load(contentsOf: clip.wav16kURL, sampleRate: 48_000), rate: 48_000)
-    }
+    let playStarts = try await play(clips, into: daemon)
     try await Task.sleep(for: .seconds(4))
     kill(process.processIdentifier, SIGINT)
     process.waitUntilExit()
@@ -123,4 +118,15 @@ func runListenFeed(arguments: [String], clips: [CorpusItem], fileWords: [[Refere
 struct ListenFeedError: Error, CustomStringConvertible {
     let message: String
     var description: String { message }
+}
+
+/// Plays `clips` into the daemon's virtual microphone in real time, 1.5 s of silence before each: when each began.
+func play(_ clips: [CorpusItem], into daemon: PulseAudioDaemon) async throws -> [UInt64] {
+    var starts: [UInt64] = []
+    for clip in clips {
+        try await Task.sleep(for: .milliseconds(1_500))
+        starts.append(AVAudioTime.now())
+        try await daemon.play(try MonoAudio.load(contentsOf: clip.wav16kURL, sampleRate: 48_000), rate: 48_000)
+    }
+    return starts
 }

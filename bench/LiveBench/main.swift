@@ -130,12 +130,7 @@ let analysis = Task { try await analyzer.analyzeSequence(stream) }
 var usageBefore = rusage()
 getrusage(RUSAGE_SELF.rawValue, &usageBefore)
 let wallStart = AVAudioTime.now()
-var playStarts: [UInt64] = []
-for clip in clips {
-    try await Task.sleep(for: .milliseconds(1_500))
-    playStarts.append(AVAudioTime.now())
-    try await daemon.play(try MonoAudio.load(contentsOf: clip.wav16kURL, sampleRate: 48_000), rate: 48_000)
-}
+let playStarts = try await play(Array(clips), into: daemon)
 try await Task.sleep(for: .seconds(3))
 var usageAfter = rusage()
 getrusage(RUSAGE_SELF.rawValue, &usageAfter)
