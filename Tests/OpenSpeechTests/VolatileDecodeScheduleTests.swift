@@ -118,4 +118,41 @@ import Testing
         #expect(early == nil)
         #expect(due == .agreement)
     }
+    /// Buffers of 100 ms from 0 to `seconds`, live, each decoding taking `decodeSeconds` (an agreement decoding) or a
+    /// third of it (a preview); the detector's utterance begins at `onset` (samples): the decodings from it on.
+    static func decodingsAfter(onset: Int64, seconds: Int = 6, decodeSeconds: Double, live: Bool = true,
+                               tellOnset: Bool = true) -> [(sample: Int64, kind: VolatileDecodeSchedule.Decoding)] {
+        var schedule = VolatileDecodeSchedule(agreementStep: 1, previewStep: 0.5)
+        var clock = 1_000.0, after: [(sample: Int64, kind: VolatileDecodeSchedule.Decoding)] = []
+        for index in 0..<(seconds * 10) {
+            clock = max(clock, live ? 1_000.0 + Double(index + 1) * 0.1 : 1_000.0)
+            let end = Int64(index + 1) * 1_600
+            if tellOnset && end > onset { schedule.speechBegan(at: onset) }
+            guard let kind = schedule.received(through: end, at: clock) else { continue }
+            let cost = kind == .preview ? decodeSeconds / 3 : decodeSeconds
+            clock += cost
+            schedule.measured(kind, decodeSeconds: cost)
+            schedule.decoded(kind, through: end)
+            if end > onset { after.append((end, kind)) }
+        }
+        return after
+    }
+
+    @Test("an utterance's first preview hears half a second of it, wherever the silence's decodings left the steps")
+    func stepsFromTheOnset() {
+        let told = Self.decodingsAfter(onset: 52_800, decodeSeconds: 0.05)
+        #expect(told.first.map { [$0.sample] } == [60_800] && told.first?.kind == .preview, "\(told)")
+        #expect(told.first { $0.kind == .agreement }?.sample == 68_800, "agreement decodings a second after the onset")
+        let untold = Self.decodingsAfter(onset: 52_800, decodeSeconds: 0.05, tellOnset: false)
+        #expect(untold.first?.sample == 56_000, "without the onset, the steps of the silence: \(untold)")
+    }
+
+    @Test("an utterance's first preview runs on a machine too busy for previews; the next ones are weighed again")
+    func firstPreviewOnBusyMachine() {
+        let after = Self.decodingsAfter(onset: 52_800, decodeSeconds: 0.9)
+        #expect(after.first?.kind == .preview && after.first?.sample == 60_800, "\(after)")
+        #expect(after.dropFirst().allSatisfy { $0.kind == .agreement }, "\(after)")
+        let file = Self.decodingsAfter(onset: 52_800, decodeSeconds: 0.05, live: false)
+        #expect(file.allSatisfy { $0.kind == .agreement }, "a file's onset brings no preview: \(file)")
+    }
 }

@@ -112,6 +112,8 @@ func runListenFeed(arguments: [String], clips: [CorpusItem], fileWords: [[Refere
     print(String(format: "%d clips; first words after the speech began: median %.2f s, p90 %.2f s; final after it ended: "
                  + "median %.2f s, p90 %.2f s (%d not found)", clips.count, percentile(firstWords, 0.5),
                  percentile(firstWords, 0.9), percentile(finals, 0.5), percentile(finals, 0.9), missed))
+    print("per clip, first words: " + firstWords.map { String(format: "%.2f", $0) }.joined(separator: " ")
+          + "; finals: " + finals.map { String(format: "%.2f", $0) }.joined(separator: " "))
     print(String(format: "WER: live finals %.2f %%, file mode %.2f %%", liveErrors.rate * 100, fileErrors.rate * 100))
 }
 

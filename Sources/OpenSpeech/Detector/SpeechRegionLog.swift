@@ -33,6 +33,9 @@ final class SpeechRegionLog: Sendable {
         }
     }
 
+    /// Where the speech in progress began (padded), nil when none is.
+    var speechInProgressStart: Int64? { state.withLock { $0.openStart } }
+
     /// The closed regions from the `index`-th on (in time order), and the detector's frontier: every region closed
     /// later starts at or after it.
     func closedRegions(from index: Int) -> (regions: [Range<Int64>], frontier: Int64?) {

@@ -195,6 +195,11 @@ actor TranscriptionProcessor: ModuleProcessor {
         received = start + Int64(samples.count)
         if settings.volatile {
             buffer.append(contentsOf: samples)
+            // An utterance beginning with nothing before it waiting (no word pending or shown): its decodings count
+            // from its onset (`VolatileDecodeSchedule.speechBegan`).
+            if let onset = speechRegions?.speechInProgressStart, agreement.pending.isEmpty, !showingVolatile {
+                schedule.speechBegan(at: onset)
+            }
             let decoding = schedule.received(through: bufferStart + Int64(buffer.count), at: Self.now())
             // At a pause the commit's decoding takes the place of the one scheduled.
             guard try !commitAtPause() else { return }
@@ -393,7 +398,10 @@ actor TranscriptionProcessor: ModuleProcessor {
         // Agreement decodings hear the padded 30 s as file transcription does: their words become finals.
         let cheaper = kind == .preview ? settings.previewDecoding : nil
         if let cheaper {
-            options.maxNewTokens = cheaper.maxNewTokens(forSamples: window.count)
+            // Tokens in proportion to the speech heard, not to the window (muted audio before an utterance's first
+            // half second made previews loop on for tokens no one reads).
+            let windowRange = bufferStart..<(bufferStart + Int64(window.count))
+            options.maxNewTokens = cheaper.maxNewTokens(forSamples: gate.map { $0.speechSamples(in: windowRange) } ?? window.count)
             options.beamSize = 1 // a preview is shown and forgotten: greedy
             options.bestOf = 1
         }

@@ -58,6 +58,10 @@ struct VolatileDecodeSchedule: Sendable, Equatable {
     private var floors: [FloorMark] = []
     /// Wall time minus audio time at the last buffer.
     private var lastOffset: Double?
+    /// The onset of the last utterance `speechBegan` was told of.
+    private var lastOnset: Int64?
+    /// No decoding since an utterance began: its first preview is not weighed against the next agreement decoding.
+    private(set) var previewAtOnset = false
     /// An agreement decoding's recent wall time (seconds; an exponential average), nil before the first.
     private(set) var decodeSeconds: Double?
     /// A preview's wall time over an agreement decoding's (an exponential average of the measured ratios; a third
@@ -106,7 +110,7 @@ struct VolatileDecodeSchedule: Sendable, Equatable {
         guard let previewStep, audioEnd - decodedThrough >= previewStep,
               backlog <= tolerance, arrivesInRealTime else { return nil }
         let untilAgreement = Double(agreedThrough + agreementStep - audioEnd) / rate
-        guard backlog + 2 * (previewSeconds ?? 0) <= untilAgreement else { return nil }
+        guard previewAtOnset || backlog + 2 * (previewSeconds ?? 0) <= untilAgreement else { return nil }
         return .preview
     }
 
@@ -122,8 +126,24 @@ struct VolatileDecodeSchedule: Sendable, Equatable {
 
     /// A decoding of `kind` heard the audio through `audioEnd`.
     mutating func decoded(_ kind: Decoding, through audioEnd: Int64) {
+        previewAtOnset = false
         if kind == .agreement { agreedThrough = Swift.max(agreedThrough, audioEnd) }
         decodedThrough = Swift.max(decodedThrough, audioEnd)
+    }
+
+    /// Speech began at timeline sample `onset` after audio with nothing to show (silence, or speech already final):
+    /// steps count from it, so the first preview hears `previewStep` of the new speech and the first agreement decoding
+    /// `agreementStep`, instead of falling wherever the silence's (empty) decodings left the phase: up to a step later.
+    /// A function of the detector's regions, so of the audio: finals stay independent of the machine's speed.
+    /// Its first preview runs even when it would delay the next agreement decoding (by a preview's time): after a
+    /// pause nothing is waiting, and an utterance's first words are what a listener waits for most.
+    mutating func speechBegan(at onset: Int64) {
+        // Once per utterance, and only for one that began after the last decoding (within a buffer's jitter).
+        guard onset != lastOnset else { return }
+        lastOnset = onset
+        guard onset + Int64(0.1 * rate) >= decodedThrough else { return }
+        restart(at: onset)
+        previewAtOnset = true
     }
 
     /// The audio before timeline sample `sample` needs no decoding (skipped, dropped or trimmed): steps count from it.
