@@ -195,9 +195,10 @@ actor TranscriptionProcessor: ModuleProcessor {
         received = start + Int64(samples.count)
         if settings.volatile {
             buffer.append(contentsOf: samples)
-            // An utterance beginning with nothing before it waiting (no word pending or shown): its decodings count
-            // from its onset (`VolatileDecodeSchedule.speechBegan`).
-            if let onset = speechRegions?.speechInProgressStart, agreement.pending.isEmpty, !showingVolatile {
+            // An utterance beginning with no word before it pending: its decodings count from its onset
+            // (`VolatileDecodeSchedule.speechBegan`). Both are functions of the audio (the detector's regions, the
+            // agreement decodings' words), not of previews, so the finals stay so too.
+            if let onset = speechRegions?.speechInProgressStart, agreement.pending.isEmpty {
                 schedule.speechBegan(at: onset)
             }
             let decoding = schedule.received(through: bufferStart + Int64(buffer.count), at: Self.now())

@@ -60,7 +60,7 @@ struct VolatileDecodeSchedule: Sendable, Equatable {
     private var lastOffset: Double?
     /// The onset of the last utterance `speechBegan` was told of.
     private var lastOnset: Int64?
-    /// No decoding since an utterance began: its first preview is not weighed against the next agreement decoding.
+    /// No agreement decoding since an utterance began: its previews are not weighed against the next one.
     private(set) var previewAtOnset = false
     /// An agreement decoding's recent wall time (seconds; an exponential average), nil before the first.
     private(set) var decodeSeconds: Double?
@@ -107,7 +107,8 @@ struct VolatileDecodeSchedule: Sendable, Equatable {
         floors.append(FloorMark(audio: audioEnd, floor: Swift.min(floors.last?.floor ?? offset, offset)))
         while floors.count > 2 && floors[1].audio <= audioEnd - horizon { floors.removeFirst() }
         if audioEnd - agreedThrough >= agreementStep { return .agreement }
-        guard let previewStep, audioEnd - decodedThrough >= previewStep,
+        guard let previewStep, audioEnd - decodedThrough >= (previewAtOnset && decodedThrough > agreedThrough
+                                                              ? followUpStep(previewStep) : previewStep),
               backlog <= tolerance, arrivesInRealTime else { return nil }
         let untilAgreement = Double(agreedThrough + agreementStep - audioEnd) / rate
         guard previewAtOnset || backlog + 2 * (previewSeconds ?? 0) <= untilAgreement else { return nil }
@@ -126,8 +127,10 @@ struct VolatileDecodeSchedule: Sendable, Equatable {
 
     /// A decoding of `kind` heard the audio through `audioEnd`.
     mutating func decoded(_ kind: Decoding, through audioEnd: Int64) {
-        previewAtOnset = false
-        if kind == .agreement { agreedThrough = Swift.max(agreedThrough, audioEnd) }
+        if kind == .agreement {
+            agreedThrough = Swift.max(agreedThrough, audioEnd)
+            previewAtOnset = false
+        }
         decodedThrough = Swift.max(decodedThrough, audioEnd)
     }
 
@@ -135,15 +138,24 @@ struct VolatileDecodeSchedule: Sendable, Equatable {
     /// steps count from it, so the first preview hears `previewStep` of the new speech and the first agreement decoding
     /// `agreementStep`, instead of falling wherever the silence's (empty) decodings left the phase: up to a step later.
     /// A function of the detector's regions, so of the audio: finals stay independent of the machine's speed.
-    /// Its first preview runs even when it would delay the next agreement decoding (by a preview's time): after a
-    /// pause nothing is waiting, and an utterance's first words are what a listener waits for most.
+    /// Until its first agreement decoding, its previews run even when they would delay that decoding (by a
+    /// preview's time), and the second comes a quarter second after the first (`followUpStep`): after a pause nothing
+    /// is waiting, an utterance's first words are what a listener waits for most, and half a second of speech often
+    /// does not hold a whole word yet.
     mutating func speechBegan(at onset: Int64) {
-        // Once per utterance, and only for one that began after the last decoding (within a buffer's jitter).
+        // Once per utterance, and only for one that began after the last agreement decoding (within a buffer's
+        // jitter): never from `decodedThrough`, which previews move, so agreement decodings stay where the audio puts
+        // them.
         guard onset != lastOnset else { return }
         lastOnset = onset
-        guard onset + Int64(0.1 * rate) >= decodedThrough else { return }
+        guard onset + Int64(0.1 * rate) >= agreedThrough else { return }
         restart(at: onset)
         previewAtOnset = true
+    }
+
+    /// New audio before an utterance's second preview: half the step, a quarter second at least.
+    private func followUpStep(_ previewStep: Int64) -> Int64 {
+        Swift.max(previewStep / 2, Int64(0.25 * rate))
     }
 
     /// The audio before timeline sample `sample` needs no decoding (skipped, dropped or trimmed): steps count from it.
