@@ -8,14 +8,15 @@ public enum BuildInfo {
 
     /// One line for `--version` and bug reports: the version, the matrix library and instruction set in use, and
     /// the compute types the defaults resolve to on this machine: files with the speech detector (`transcribe`,
-    /// `serve`, `FileTranscriber`), and without it (`--no-vad`), live audio and `SpeechTranscriber`.
+    /// `serve`, `FileTranscriber`), and without it (`--no-vad`), live audio (the command line's `auto`) and
+    /// `SpeechTranscriber`.
     public static var description: String {
         let files = FileTranscriber.Options(locale: Locale(identifier: "en-US"))
         var everySample = files
         everySample.detectsSpeech = false
         return "OpenSpeech \(version) — engine: \(MatrixBackend.description); default compute type: "
             + "\(files.effectiveComputeType.resolved) for files (\(files.effectiveComputeType); transcribe, serve), "
-            + "\(everySample.effectiveComputeType.resolved) with --no-vad, \(ComputeType.default.resolved) for live audio "
-            + "(listen, transcribe --live) and SpeechTranscriber"
+            + "\(everySample.effectiveComputeType.resolved) with --no-vad, \(ComputeType.auto.resolved) for live audio "
+            + "(listen, transcribe --live: auto), \(ComputeType.default.resolved) for SpeechTranscriber"
     }
 }
