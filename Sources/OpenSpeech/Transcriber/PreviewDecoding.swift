@@ -14,7 +14,7 @@ import SpeechEngine
 ///   (`computeType(forSession:)`): a preview then costs about a third of a float32 one (BENCHMARKS.md, `bench/live
 ///   window`: 40–200 ms of CPU against 120–570 ms), its whole-clip WER on the 12 live clips that of a full float32
 ///   decoding; the model is loaded a second time at that precision (whisper-tiny.en: 39 M weights, about 40 MB).
-/// - The tokens decoded are capped in proportion to the audio (`maxNewTokens`), so a loop costs little, and a loop
+/// - The tokens decoded are capped in proportion to the speech heard (`maxNewTokens`), so a loop costs little, and a loop
 ///   that still came out is cut (`withoutLoops`).
 package struct PreviewDecoding: Sendable, Equatable {
     /// Encoder positions (20 ms each) of padding kept after the audio, at least.
