@@ -6,6 +6,10 @@ public enum BuildInfo {
     /// The package's version (semantic versioning).
     public static let version = "0.1.0"
 
+    /// The compute type the command line's live audio (`listen`, `transcribe --live`) runs in unless told: auto (int8
+    /// where oneDNN runs it), whose decodings keep up with speech on two cores where float32's do not (BENCHMARKS.md).
+    public static let liveComputeType = ComputeType.auto
+
     /// One line for `--version` and bug reports: the version, the matrix library and instruction set in use, and
     /// the compute types the defaults resolve to on this machine: files with the speech detector (`transcribe`,
     /// `serve`, `FileTranscriber`), and without it (`--no-vad`), live audio (the command line's `auto`) and
@@ -16,7 +20,7 @@ public enum BuildInfo {
         everySample.detectsSpeech = false
         return "OpenSpeech \(version) — engine: \(MatrixBackend.description); default compute type: "
             + "\(files.effectiveComputeType.resolved) for files (\(files.effectiveComputeType); transcribe, serve), "
-            + "\(everySample.effectiveComputeType.resolved) with --no-vad, \(ComputeType.auto.resolved) for live audio "
-            + "(listen, transcribe --live: auto), \(ComputeType.default.resolved) for SpeechTranscriber"
+            + "\(everySample.effectiveComputeType.resolved) with --no-vad, \(liveComputeType.resolved) for live audio "
+            + "(listen, transcribe --live: \(liveComputeType)), \(ComputeType.default.resolved) for SpeechTranscriber"
     }
 }

@@ -30,7 +30,7 @@ struct ListenCommand: AsyncParsableCommand {
     var output: String?
 
     @Option(help: "Precision of the engine's products: auto, int8, int8_float32, bfloat16, float16 or float32 (default: auto, int8 where oneDNN runs it: a live decoding takes about half float32's time).")
-    var computeType: ComputeType = .auto
+    var computeType: ComputeType = BuildInfo.liveComputeType
 
     @OptionGroup var vocabulary: VocabularyOptions
 

@@ -213,7 +213,7 @@ struct TranscribeCommand: AsyncParsableCommand {
     private func transcribeLive(prefix: [UInt8]) async throws {
         // No language given: detected in the first speech, then kept (LiveTranscription).
         let (locale, detects) = try language()
-        let live = try LiveTranscription(locale: detects ? nil : locale, modelID: model, computeType: computeType ?? .auto)
+        let live = try LiveTranscription(locale: detects ? nil : locale, modelID: model, computeType: computeType ?? BuildInfo.liveComputeType)
         let plan = try OutputPlan(inputs: files, format: format, output: output, outputDirectory: outputDir)
         let streaming = plan.format == .text || plan.format == .json
         if streaming && plan.target != .standardOutput {
