@@ -37,10 +37,4 @@ struct DecodingOptions: ParsableArguments {
         if !(1...16).contains(batchSize) { throw ValidationError("--batch-size must be from 1 to 16, not \(batchSize).") }
         if let threads, !(1...1024).contains(threads) { throw ValidationError("--threads must be from 1 to 1024, not \(threads).") }
     }
-
-    /// Sets the engine's thread count for this process, before any model is loaded (the engine reads
-    /// `OPENBLAS_NUM_THREADS`).
-    func applyThreads() {
-        if let threads { setenv("OPENBLAS_NUM_THREADS", String(threads), 1) }
-    }
 }

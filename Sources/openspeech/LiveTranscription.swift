@@ -14,7 +14,8 @@ struct LiveTranscription {
     let detectsLanguage: Bool
 
     /// `requested` nil (no --locale): the language is detected in the first speech (about 2 s of it), then kept.
-    init(locale requested: Locale?, modelID: String?, computeType: ComputeType) throws {
+    /// `threads` nil: the engine's default.
+    init(locale requested: Locale?, modelID: String?, computeType: ComputeType, threads: Int? = nil) throws {
         detectsLanguage = requested == nil
         let wanted = requested ?? Locale(identifier: "en-US")
         guard let locale = SpeechTranscriber.supportedLocale(equivalentTo: wanted) else {
@@ -26,7 +27,8 @@ struct LiveTranscription {
         transcriber = SpeechTranscriber(
             locale: locale, transcriptionOptions: [], reportingOptions: [.volatileResults],
             attributeOptions: [.audioTimeRange],
-            engineConfiguration: .init(modelID: modelID, computeType: computeType, detectsLanguage: detectsLanguage))
+            engineConfiguration: .init(modelID: modelID, computeType: computeType, detectsLanguage: detectsLanguage,
+                                       threads: threads))
         detector = SpeechDetector(detectionOptions: .init(sensitivityLevel: .medium), reportResults: false)
         analyzer = SpeechAnalyzer(modules: [transcriber, detector])
     }

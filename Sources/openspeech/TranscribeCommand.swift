@@ -121,7 +121,6 @@ struct TranscribeCommand: AsyncParsableCommand {
         try await runReportingErrors {
             AllocatorPolicy.apply()
             let logger = CommandLogging.logger("openspeech.transcribe", verbose: verbose)
-            decoding.applyThreads()
             logger.debug("\(BuildInfo.description)")
             guard files == ["-"] else { return try await transcribeFiles(logger: logger) }
             if declaredLive { return try await transcribeLive(prefix: []) }
@@ -154,7 +153,7 @@ struct TranscribeCommand: AsyncParsableCommand {
             wordTimestamps: plan.format.needsWordTimes || wordTimestamps, detectsSpeech: !noVad, strict: strict,
             computeType: computeType, contextualStrings: try vocabulary.phrases(), prompt: decoding.prompt,
             temperatures: decoding.temperatures, detectsLanguage: detects, task: task,
-            detectsLanguagePerWindow: detectLanguagePerWindow).encodingBatches(of: decoding.batchSize))
+            detectsLanguagePerWindow: detectLanguagePerWindow, threads: decoding.threads).encodingBatches(of: decoding.batchSize))
         logger.debug("options: \(transcriber.options)")
         try await ModelInstallation.install(transcriber, noDownload: noDownload, progress: ProgressLine(enabled: !quiet))
 
@@ -213,7 +212,8 @@ struct TranscribeCommand: AsyncParsableCommand {
     private func transcribeLive(prefix: [UInt8]) async throws {
         // No language given: detected in the first speech, then kept (LiveTranscription).
         let (locale, detects) = try language()
-        let live = try LiveTranscription(locale: detects ? nil : locale, modelID: model, computeType: computeType ?? BuildInfo.liveComputeType)
+        let live = try LiveTranscription(locale: detects ? nil : locale, modelID: model,
+                                         computeType: computeType ?? BuildInfo.liveComputeType, threads: decoding.threads)
         let plan = try OutputPlan(inputs: files, format: format, output: output, outputDirectory: outputDir)
         let streaming = plan.format == .text || plan.format == .json
         if streaming && plan.target != .standardOutput {

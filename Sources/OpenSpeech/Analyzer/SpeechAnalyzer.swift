@@ -123,20 +123,20 @@ public final actor SpeechAnalyzer {
         return nextSample > before ? time(nextSample) : nil
     }
 
-    /// Analyzes the samples of `reader` (16 kHz mono, decoded once) to the end of its stream; returns how many it
-    /// gave and how the file was cut short, if it was. The file workflow's input (`FileTranscriber`).
-    func analyzeSequence(fromMonoReader reader: sending MonoAudioReader) async throws
+    /// Analyzes the samples of a pass over a file (16 kHz mono, decoded once) to the end of its stream; returns how
+    /// many it gave and how the file was cut short, if it was. The file workflow's input (`FileTranscriber`).
+    func analyzeSequence(from audio: FileAudioPass) async throws
         -> (samples: Int64, truncation: AudioTruncation?) {
         try beginInput()
         let before = nextSample
         var truncation: AudioTruncation?
         try await runInputThrowing {
             while !self.finished {
-                let samples = try reader.read()
+                let samples = try audio.read()
                 if samples.isEmpty { break }
                 try await self.deliver(samples, at: self.nextSample)
             }
-            truncation = reader.truncation
+            truncation = audio.truncation
         }
         return (nextSample - before, truncation)
     }

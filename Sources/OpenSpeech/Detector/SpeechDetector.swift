@@ -59,14 +59,17 @@ public final class SpeechDetector: SpeechModule, AnalyzerDrivenModule {
     }
 
     /// A detector looking for its model in `modelStore` (nil: the default store, `$OPENSPEECH_HOME`...).
-    init(detectionOptions: DetectionOptions, reportResults: Bool, modelStore: ModelStore?) {
+    /// `voiceActivity`, when it gives one, makes the voice activity detector instead (a file's scores computed
+    /// before, `FileAudioPass`).
+    init(detectionOptions: DetectionOptions, reportResults: Bool, modelStore: ModelStore?,
+         voiceActivity: (@Sendable () -> (any VoiceActivityDetector, Backend)?)? = nil) {
         self.detectionOptions = detectionOptions
         self.reportResults = reportResults
         let (stream, continuation) = AsyncThrowingStream<Result, any Error>.makeStream()
         results = stream
         detection = SpeechDetectorProcessor(
             segmentation: detectionOptions.segmentation, reportResults: reportResults, modelStore: modelStore,
-            regions: SpeechRegionLog(), output: { continuation.yield($0) },
+            voiceActivity: voiceActivity, regions: SpeechRegionLog(), output: { continuation.yield($0) },
             end: { error in error.map { continuation.finish(throwing: $0) } ?? continuation.finish() })
     }
 

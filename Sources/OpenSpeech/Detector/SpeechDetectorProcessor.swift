@@ -9,6 +9,8 @@ actor SpeechDetectorProcessor: ModuleProcessor {
     private let segmentation: SpeechSegmentationOptions
     /// Where the detector's model is looked for; nil: the default store (`$OPENSPEECH_HOME`...).
     private let modelStore: ModelStore?
+    /// Makes the voice activity detector instead of the store's model, when it gives one.
+    private let voiceActivity: (@Sendable () -> (any VoiceActivityDetector, SpeechDetector.Backend)?)?
     /// The speech found so far, for the transcribers' gates.
     let regions: SpeechRegionLog
     nonisolated var publishedSpeechRegions: SpeechRegionLog? { regions }
@@ -26,10 +28,12 @@ actor SpeechDetectorProcessor: ModuleProcessor {
     private let executor = EngineExecutor(label: "openspeech.detector")
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
-    init(segmentation: SpeechSegmentationOptions, reportResults: Bool, modelStore: ModelStore?, regions: SpeechRegionLog,
+    init(segmentation: SpeechSegmentationOptions, reportResults: Bool, modelStore: ModelStore?,
+         voiceActivity: (@Sendable () -> (any VoiceActivityDetector, SpeechDetector.Backend)?)?, regions: SpeechRegionLog,
          output: @escaping @Sendable (SpeechDetector.Result) -> Void, end: @escaping @Sendable ((any Error)?) -> Void) {
         self.segmentation = segmentation
         self.modelStore = modelStore
+        self.voiceActivity = voiceActivity
         self.regions = regions
         self.reportResults = reportResults
         self.output = output
@@ -38,7 +42,7 @@ actor SpeechDetectorProcessor: ModuleProcessor {
 
     func prepare(context: AnalysisContext, retention: SpeechAnalyzer.Options.ModelRetention) async throws {
         guard tracker == nil, !finished else { return }
-        let (detector, backend) = SpeechDetector.makeVoiceActivityDetector(store: modelStore ?? ModelStore())
+        let (detector, backend) = voiceActivity?() ?? SpeechDetector.makeVoiceActivityDetector(store: modelStore ?? ModelStore())
         self.backend = backend
         tracker = SpeechRegionTracker(detector: detector, options: segmentation)
     }

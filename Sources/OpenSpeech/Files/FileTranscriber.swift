@@ -1,6 +1,7 @@
 import Foundation
 import SpeechAssets
 import SpeechAudio
+import SpeechEngine
 import Synchronization
 
 /// Transcribes recordings to a `Transcript`: the file workflow of `openspeech transcribe` (and of the server) as a
@@ -48,6 +49,9 @@ public struct FileTranscriber: Sendable {
         /// 30 s windows encoded together (the one being decoded and full ones after it; identical text at every
         /// size; 1: one at a time). See `SpeechTranscriber.EngineConfiguration.encoderBatchSize`.
         public var encoderBatchSize = 1
+        /// Threads the engine's work is spread over (nil: `OPENBLAS_NUM_THREADS` if set, else the cores available);
+        /// the text is the same at every count.
+        public var threads: Int?
 
         /// Options for `locale`; by default its model, beam 5, segment times only, speech detection on and lenient
         /// with truncated files.
@@ -55,7 +59,8 @@ public struct FileTranscriber: Sendable {
                     detectsSpeech: Bool = true, strict: Bool = false, computeType: ComputeType? = nil,
                     contextualStrings: [String] = [], prompt: String? = nil, temperatures: [Double]? = nil,
                     detectsLanguage: Bool = false, task: SpeechTranscriber.TranscriptionTask = .transcribe,
-                    detectsLanguagePerWindow: Bool = false) {
+                    detectsLanguagePerWindow: Bool = false, threads: Int? = nil) {
+            self.threads = threads
             self.detectsLanguagePerWindow = detectsLanguagePerWindow
             self.prompt = prompt
             self.temperatures = temperatures
@@ -184,8 +189,14 @@ public struct FileTranscriber: Sendable {
         detecting.detectsLanguage = true
         detecting.modelID = nil
         let modelID = try FileTranscriber(options: detecting, store: store).requiredModelIDs()[0]
-        return try await SpokenLanguageIdentifier().identify(
-            .samples(samples), modelID: modelID, computeType: options.effectiveComputeType,
+        return try await identifyLanguage(of: .samples(samples), modelID: modelID)
+    }
+
+    /// The language of `input`'s first speech as `modelID` hears it, with these options' detector, compute type
+    /// and threads.
+    private func identifyLanguage(of input: SpokenLanguageIdentifier.Input, modelID: String) async throws -> DetectedLanguage? {
+        try await SpokenLanguageIdentifier().identify(
+            input, modelID: modelID, computeType: options.effectiveComputeType, threads: options.threads,
             detectsSpeech: options.detectsSpeech, store: store)
     }
 
@@ -210,22 +221,10 @@ public struct FileTranscriber: Sendable {
     /// Cancelling the calling task stops the transcription at the engine's next window and throws
     /// `CancellationError` (a server whose client went away).
     public func transcribe(contentsOf url: URL, events: @escaping @Sendable (Event) -> Void = { _ in }) async throws -> Transcript {
-        if detectsLanguageFirst {
-            return try await overlappingLikelyModelLoad {
-                try await transcribe(contentsOf: url, decision: decideLanguage(of: .file(url), name: url.path), events: events)
-            }
-        }
-        let cancellation = Cancellation()
-        return try await withTaskCancellationHandler {
-            let reader = try MonoAudioReader(url: url, toleratingTruncation: !options.strict)
-            let run = try await analyze(.file(reader), expectedDuration: reader.declaredDuration, cancellation: cancellation,
-                                        events: events)
-            if let truncation = run.truncation {
-                events(.warning("\(url.path): \(truncation); transcribing the \(String(format: "%.2f", truncation.presentDuration)) s present."))
-            }
-            return run.transcript
-        } onCancel: {
-            cancellation.cancel()
+        let audio = try open(url)
+        guard detectsLanguageFirst else { return try await transcribe(audio, events: events) }
+        return try await overlappingLikelyModelLoad {
+            try await transcribe(audio, decision: decideLanguage(of: .file(audio), name: url.path), events: events)
         }
     }
 
@@ -237,9 +236,14 @@ public struct FileTranscriber: Sendable {
     public func transcriptions(of urls: [URL], events: @escaping @Sendable (URL, Event) -> Void = { _, _ in })
         -> AsyncStream<(url: URL, result: Result<Transcript, any Error>)> {
         let (stream, continuation) = AsyncStream.makeStream(of: (url: URL, result: Result<Transcript, any Error>).self)
-        let decide = { @Sendable (url: URL) in Task { try await self.decideLanguage(of: .file(url), name: url.path) } }
+        let decide = { @Sendable (url: URL) in
+            Task { () async throws -> (FileAudioPass, LanguageDecision) in
+                let audio = try self.open(url)
+                return (audio, try await self.decideLanguage(of: .file(audio), name: url.path))
+            }
+        }
         @Sendable func transcribeInOrder() async {
-            var upcoming: Task<LanguageDecision, any Error>?
+            var upcoming: Task<(FileAudioPass, LanguageDecision), any Error>?
             defer { upcoming?.cancel() }
             for (index, url) in urls.enumerated() where !Task.isCancelled {
                 let report = { @Sendable (event: Event) in events(url, event) }
@@ -247,11 +251,12 @@ public struct FileTranscriber: Sendable {
                 do {
                     if detectsLanguageFirst {
                         let pending = upcoming ?? decide(url)
-                        let decision = await pending.result
+                        let decided = await pending.result
                         upcoming = index + 1 < urls.count ? decide(urls[index + 1]) : nil
-                        result = .success(try await transcribe(contentsOf: url, decision: decision.get(), events: report))
+                        let (audio, decision) = try decided.get()
+                        result = .success(try await transcribe(audio, decision: decision, events: report))
                     } else {
-                        result = .success(try await transcribe(contentsOf: url, events: report))
+                        result = .success(try await transcribe(open(url), events: report))
                     }
                 } catch {
                     result = .failure(error)
@@ -271,11 +276,31 @@ public struct FileTranscriber: Sendable {
         return stream
     }
 
-    /// Transcribes the file at `url` as `decision` says (its language detected before).
-    private func transcribe(contentsOf url: URL, decision: LanguageDecision,
-                           events: @escaping @Sendable (Event) -> Void) async throws -> Transcript {
+    /// Opens the file at `url` for one pass: language detection, if any, and the transcription read it once.
+    private func open(_ url: URL) throws -> FileAudioPass {
+        try FileAudioPass(url: url, strict: options.strict, detectorStore: options.detectsSpeech ? store : nil)
+    }
+
+    /// Transcribes `audio` as `decision` says (its language detected before, on the same pass).
+    private func transcribe(_ audio: FileAudioPass, decision: LanguageDecision,
+                            events: @escaping @Sendable (Event) -> Void) async throws -> Transcript {
         decision.report(to: events)
-        return decision.labelled(try await decision.transcriber.transcribe(contentsOf: url, events: events))
+        return decision.labelled(try await decision.transcriber.transcribe(audio, events: events))
+    }
+
+    /// Transcribes the rest of a pass over a file (all of it, or after language detection's reading).
+    private func transcribe(_ audio: FileAudioPass, events: @escaping @Sendable (Event) -> Void) async throws -> Transcript {
+        let cancellation = Cancellation()
+        return try await withTaskCancellationHandler {
+            let run = try await analyze(.file(audio), expectedDuration: audio.declaredDuration, cancellation: cancellation,
+                                        events: events)
+            if let truncation = run.truncation {
+                events(.warning("\(audio.url.path): \(truncation); transcribing the \(String(format: "%.2f", truncation.presentDuration)) s present."))
+            }
+            return run.transcript
+        } onCancel: {
+            cancellation.cancel()
+        }
     }
 
     /// Transcribes 16 kHz mono samples. Cancellable as `transcribe(contentsOf:)` is.
@@ -318,14 +343,18 @@ public struct FileTranscriber: Sendable {
         }
     }
 
-    private enum Input {
-        case file(MonoAudioReader)
+    private enum Input: Sendable {
+        case file(FileAudioPass)
         case samples([Float])
+
+        var file: FileAudioPass? {
+            if case .file(let audio) = self { audio } else { nil }
+        }
     }
 
     /// Runs an analyzer with the transcriber (and detector) over `input`; returns the transcript and, for a
     /// truncated file, how it was cut.
-    private func analyze(_ input: sending Input, expectedDuration: Double?, cancellation: Cancellation,
+    private func analyze(_ input: Input, expectedDuration: Double?, cancellation: Cancellation,
                          events: @escaping @Sendable (Event) -> Void)
         async throws -> (transcript: Transcript, truncation: AudioTruncation?) {
         let timed = options.wordTimestamps
@@ -336,11 +365,15 @@ public struct FileTranscriber: Sendable {
             engineConfiguration: .init(modelID: perWindow ? try requiredModelIDs()[0] : options.modelID ?? translationModelID,
                                        beamSize: options.beamSize, wordTimestamps: timed, computeType: options.effectiveComputeType,
                                        initialPrompt: options.prompt, temperatures: options.temperatures, task: options.task,
-                                       detectsLanguage: perWindow, detectsLanguagePerWindow: perWindow)
+                                       detectsLanguage: perWindow, detectsLanguagePerWindow: perWindow, threads: options.threads)
                 .encodingBatches(of: options.encoderBatchSize),
             modelStore: store)
+        // A file's detector hands out the speech scores its language detection computed on the same pass.
+        var voiceActivity: (@Sendable () -> (any VoiceActivityDetector, SpeechDetector.Backend)?)?
+        if let audio = input.file { voiceActivity = { audio.transcriptionDetector() } }
         let detector = options.detectsSpeech
-            ? SpeechDetector(detectionOptions: .init(sensitivityLevel: .medium), reportResults: false, modelStore: store)
+            ? SpeechDetector(detectionOptions: .init(sensitivityLevel: .medium), reportResults: false, modelStore: store,
+                             voiceActivity: voiceActivity)
             : nil
         let modelID = try transcriptionModelID()
         let modules: [any SpeechModule] = [transcriber] + (detector.map { [$0] } ?? [])
@@ -367,8 +400,8 @@ public struct FileTranscriber: Sendable {
         let fed: (samples: Int64, truncation: AudioTruncation?)
         do {
             switch input {
-            case .file(let reader):
-                fed = try await analyzer.analyzeSequence(fromMonoReader: reader)
+            case .file(let audio):
+                fed = try await analyzer.analyzeSequence(from: audio)
             case .samples(let samples):
                 _ = try await analyzer.analyzeSequence(Self.inputs(samples))
                 fed = (Int64(samples.count), nil)
@@ -414,7 +447,7 @@ public struct FileTranscriber: Sendable {
             let id = options.modelID ?? (options.task == .translate ? detectionID
                 : languageChoice.transcriptionModelID(for: language, detectionModelID: detectionID))
             guard let directory = store.installedDirectory(for: id) else { return nil }
-            let key = ModelCache.Key(directory: directory, computeType: options.effectiveComputeType)
+            let key = ModelCache.Key(directory: directory, computeType: options.effectiveComputeType, threads: options.threads)
             guard (try? await ModelCache.shared.acquire(key, retention: .processLifetime)) != nil else { return nil }
             return key
         }
@@ -471,9 +504,7 @@ public struct FileTranscriber: Sendable {
             resolved.locale = Locale(identifier: "en-US")
             // The check needs an installed multilingual model; without one the forced model runs unchecked.
             if let checker = choice.multilingualModels.first(where: { choice.installed.contains($0.id) })?.id,
-               let detected = try await SpokenLanguageIdentifier().identify(
-                   input, modelID: checker, computeType: options.effectiveComputeType, detectsSpeech: options.detectsSpeech,
-                   store: store),
+               let detected = try await identifyLanguage(of: input, modelID: checker),
                detected.language != "en", detected.probability >= Self.wrongModelWarningProbability {
                 return LanguageDecision(
                     transcriber: FileTranscriber(options: resolved, store: store),
@@ -483,9 +514,7 @@ public struct FileTranscriber: Sendable {
             return LanguageDecision(transcriber: FileTranscriber(options: resolved, store: store))
         }
         let detectionID = try requiredModelIDs()[0]
-        let detected = try await SpokenLanguageIdentifier().identify(
-            input, modelID: detectionID, computeType: options.effectiveComputeType, detectsSpeech: options.detectsSpeech,
-            store: store)
+        let detected = try await identifyLanguage(of: input, modelID: detectionID)
         guard let detected else {
             // No speech to hear: the transcription (of nothing) runs with the detection model in the given locale.
             resolved.modelID = options.modelID ?? detectionID

@@ -12,7 +12,8 @@ import SpeechEngine
 /// audio, whatever the process transcribed before. The work runs on a queue of its own, off the cooperative pool.
 actor SpokenLanguageIdentifier {
     enum Input: Sendable {
-        case file(URL)
+        /// A file, read once for detection and the transcription after it.
+        case file(FileAudioPass)
         case samples([Float])
     }
 
@@ -22,13 +23,13 @@ actor SpokenLanguageIdentifier {
     /// The language of `input`'s first speech, nil when it has none. `detectsSpeech` off: its first 30 s whatever
     /// they hold. Throws `AudioError` for a file that cannot be read, `SFSpeechError(.noModel)` when the model is
     /// not installed.
-    func identify(_ input: Input, modelID: String, computeType: ComputeType, detectsSpeech: Bool,
+    func identify(_ input: Input, modelID: String, computeType: ComputeType, threads: Int?, detectsSpeech: Bool,
                   store: ModelStore) async throws -> DetectedLanguage? {
         guard let directory = store.installedDirectory(for: modelID) else {
             throw SFSpeechError(.noModel, "Language detection needs the multilingual model \(modelID), which is not "
                 + "installed. Install it with `openspeech models install \(modelID)`, or give the language.")
         }
-        let key = ModelCache.Key(directory: directory, computeType: computeType)
+        let key = ModelCache.Key(directory: directory, computeType: computeType, threads: threads)
         return try DetectionModelCache.shared.withSession(key) { session in
             try identify(input, session: session, detectsSpeech: detectsSpeech, store: store)
         }
@@ -36,19 +37,17 @@ actor SpokenLanguageIdentifier {
 
     private func identify(_ input: Input, session: LanguageDetectionSession, detectsSpeech: Bool,
                           store: ModelStore) throws -> DetectedLanguage? {
-        let detector = detectsSpeech ? SpeechDetector.makeVoiceActivityDetector(store: store).0 : nil
         let speech: FirstSpeech
         switch input {
-        case .file(let url):
-            let reader = try MonoAudioReader(url: url, toleratingTruncation: true)
-            speech = FirstSpeech(next: { try reader.read() }, detector: detector)
+        case .file(let audio):
+            speech = FirstSpeech(next: { try audio.detectionRead() }, detector: audio.detectionDetector())
         case .samples(let samples):
             var offset = 0
             speech = FirstSpeech(next: {
                 let end = min(offset + (1 << 16), samples.count)
                 defer { offset = end }
                 return Array(samples[offset..<end])
-            }, detector: detector)
+            }, detector: detectsSpeech ? SpeechDetector.makeVoiceActivityDetector(store: store).0 : nil)
         }
         var vote = try Self.vote(speech, session: session)
         // Still unsure after the speech: the audio's first 30 s as they are (what faster-whisper hears) count too, in
@@ -85,15 +84,7 @@ actor SpokenLanguageIdentifier {
     static func firstWindow(of input: Input) throws -> [Float] {
         switch input {
         case .samples(let samples): return Array(samples.prefix(FirstSpeech.windowSamples))
-        case .file(let url):
-            let reader = try MonoAudioReader(url: url, toleratingTruncation: true)
-            var samples: [Float] = []
-            while samples.count < FirstSpeech.windowSamples {
-                let piece = try reader.read()
-                if piece.isEmpty { break }
-                samples += piece
-            }
-            return Array(samples.prefix(FirstSpeech.windowSamples))
+        case .file(let audio): return try audio.firstSamples(FirstSpeech.windowSamples)
         }
     }
 }

@@ -19,7 +19,7 @@ final class DetectionModelCache: Sendable {
     func model(_ key: ModelCache.Key) throws -> LanguageDetectionModel {
         try models.withLock { models in
             if let model = models[key] { return model }
-            let model = try LanguageDetectionModel(directory: key.directory, computeType: key.computeType)
+            let model = try LanguageDetectionModel(directory: key.directory, threads: key.threads, computeType: key.computeType)
             models[key] = model
             return model
         }

@@ -16,10 +16,11 @@ actor ModelCache {
         var generation = 0
     }
 
-    /// A model folder loaded at a compute type.
+    /// A model folder loaded at a compute type, its work spread over `threads` (nil: the engine's default).
     struct Key: Hashable, Sendable {
         var directory: URL
         var computeType: ComputeType
+        var threads: Int?
     }
 
     private var entries: [Key: Entry] = [:]
@@ -37,7 +38,7 @@ actor ModelCache {
         // A load converts and packs every weight (tenths of a second for whisper-tiny, seconds for the large models).
         let task = loading[key] ?? Task {
             try await offCooperativePool(qos: .userInitiated) {
-                try WhisperModel(directory: key.directory, computeType: key.computeType)
+                try WhisperModel(directory: key.directory, threads: key.threads, computeType: key.computeType)
             }
         }
         loading[key] = task

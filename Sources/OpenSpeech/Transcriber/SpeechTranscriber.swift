@@ -111,7 +111,8 @@ public final class SpeechTranscriber: LocaleDependentSpeechModule, AnalyzerDrive
                 temperatures: engineConfiguration.temperatures, task: engineConfiguration.task,
                 detectsLanguage: engineConfiguration.detectsLanguage,
                 detectsLanguagePerWindow: engineConfiguration.detectsLanguagePerWindow && !volatile,
-                encoderBatchSize: volatile ? 1 : engineConfiguration.encoderBatchSize),
+                encoderBatchSize: volatile ? 1 : engineConfiguration.encoderBatchSize,
+                threads: engineConfiguration.threads),
             output: { continuation.yield($0) },
             end: { error in error.map { continuation.finish(throwing: $0) } ?? continuation.finish() })
     }

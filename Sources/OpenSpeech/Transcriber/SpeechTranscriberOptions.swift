@@ -95,13 +95,17 @@ extension SpeechTranscriber {
         /// Final-only: 30 s windows encoded together, the one being decoded and full ones after it, used when the
         /// decoder reaches them (results identical at every size; 1: one at a time). Not in Apple's API.
         public var encoderBatchSize = 1
+        /// Threads the engine's work is spread over (nil: `OPENBLAS_NUM_THREADS` if set, else the cores available).
+        /// The text is the same at every count. Not in Apple's API.
+        public var threads: Int?
 
         /// A configuration with these settings; by default the locale's model, the default beam and compute type,
         /// Whisper's temperature fallback, and transcription in the locale's language.
         public init(modelID: String? = nil, beamSize: Int? = nil, wordTimestamps: Bool = false,
                     computeType: ComputeType = .default, initialPrompt: String? = nil, temperatures: [Double]? = nil,
                     task: TranscriptionTask = .transcribe, detectsLanguage: Bool = false,
-                    detectsLanguagePerWindow: Bool = false) {
+                    detectsLanguagePerWindow: Bool = false, threads: Int? = nil) {
+            self.threads = threads
             self.task = task
             self.detectsLanguage = detectsLanguage
             self.detectsLanguagePerWindow = detectsLanguagePerWindow

@@ -41,6 +41,8 @@ actor TranscriptionProcessor: ModuleProcessor {
         var detectsLanguagePerWindow = false
         /// Final-only: windows encoded together (`TranscriptionOptions.encoderBatchSize`).
         var encoderBatchSize = 1
+        /// Threads the engine's work is spread over (nil: the engine's default).
+        var threads: Int?
     }
 
     static let rate = 16_000.0
@@ -150,7 +152,7 @@ actor TranscriptionProcessor: ModuleProcessor {
             throw SFSpeechError(.noModel, "The model \(id) for \(name) is not installed. Install it with "
                 + "AssetInventory.assetInstallationRequest(supporting:) or `openspeech models install \(id)`.")
         }
-        let key = ModelCache.Key(directory: directory, computeType: settings.computeType)
+        let key = ModelCache.Key(directory: directory, computeType: settings.computeType, threads: settings.threads)
         let loaded = try await ModelCache.shared.acquire(key, retention: retention)
         if settings.task == .translate && !loaded.tokenizer.isMultilingual {
             await ModelCache.shared.release(key)
@@ -161,7 +163,7 @@ actor TranscriptionProcessor: ModuleProcessor {
         session = WhisperSession(model: loaded, maxBeams: settings.beamSize)
         if settings.volatile, settings.previewSeconds != nil, let preview = settings.previewDecoding,
            let type = preview.computeType(forSession: settings.computeType) {
-            let previewKey = ModelCache.Key(directory: directory, computeType: type)
+            let previewKey = ModelCache.Key(directory: directory, computeType: type, threads: settings.threads)
             // Previews fall back to the session's model if this one does not load.
             if let previewModel = try? await ModelCache.shared.acquire(previewKey, retention: retention) {
                 previewModelKey = previewKey
