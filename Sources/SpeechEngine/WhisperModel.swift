@@ -22,11 +22,15 @@ public final class WhisperModel: Sendable {
         let threads = max(1, threads ?? Self.defaultThreads)
         self.threads = threads
         self.directory = directory
+        // The tokenizer (a 2 MB JSON file parsed and its tables built) loads on another thread while the weights
+        // are converted: a tenth of a second or more of every process's start. Errors are reported in the same order
+        // as loading one after the other would (the weights', the configuration's, then the tokenizer's).
+        let tokenizerLoad = BackgroundLoad { try WhisperTokenizer(modelDirectory: directory) }
         let file = try ModelFile(url: directory.appendingPathComponent("model.bin"))
         weights = try WhisperWeights(file: file, computeType: computeType, threads: threads)
         dimensions = weights.dimensions
         config = try ModelConfig.load(directory.appendingPathComponent("config.json"))
-        tokenizer = try WhisperTokenizer(modelDirectory: directory)
+        tokenizer = try tokenizerLoad.value()
         try ModelConsistency(dimensions: dimensions, config: config, vocabularySize: tokenizer.vocabularySize,
                              vocabularyFile: ModelConsistency.vocabularyFile(in: directory),
                              featureSize: try ModelConsistency.featureSize(in: directory)).check()
