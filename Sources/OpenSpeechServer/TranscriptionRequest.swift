@@ -32,9 +32,6 @@ struct TranscriptionRequest: Sendable {
     /// the model that detects).
     var choosesModelByLanguage = false
 
-    /// OpenAI's model names, all served by the server's default model.
-    static let aliases: Set<String> = ["whisper-1", "gpt-4o-transcribe", "gpt-4o-mini-transcribe"]
-
     init(_ upload: MultipartUpload, task: Operation, configuration: ServerConfiguration) throws {
         self.task = task
         let catalog = configuration.store.catalog
@@ -61,13 +58,13 @@ struct TranscriptionRequest: Sendable {
         // Model: a catalog id, or an alias / nothing for the default.
         let requested = upload.field("model")?.trimmingCharacters(in: .whitespaces) ?? ""
         if task == .translate {
-            if !requested.isEmpty && !Self.aliases.contains(requested) && catalog.model(requested)?.isTranscriptionModel != true {
+            if !ServedModel.meansDefault(requested) && catalog.model(requested)?.isTranscriptionModel != true {
                 throw APIError.unknownModel(requested)
             }
-            let named = requested.isEmpty || Self.aliases.contains(requested) ? configuration.defaultModelID : requested
+            let named = ServedModel.meansDefault(requested) ? configuration.defaultModelID : requested
             if let named, let model = catalog.model(named), model.isTranscriptionModel, model.languages.count > 1 {
                 modelID = named
-            } else if !requested.isEmpty && !Self.aliases.contains(requested) && catalog.model(requested) != nil {
+            } else if !ServedModel.meansDefault(requested) && catalog.model(requested) != nil {
                 throw APIError(.badRequest, "The model `\(requested)` is English-only and cannot translate; translation "
                                + "needs a multilingual model such as \(multilingual?.id ?? "whisper-base").",
                                param: "model", code: "unsupported_model")
@@ -77,8 +74,7 @@ struct TranscriptionRequest: Sendable {
                 throw APIError(.badRequest, "This server's catalog has no multilingual model to translate with.",
                                param: "model", code: "unsupported_model")
             }
-        } else if detectsLanguage && (requested.isEmpty || Self.aliases.contains(requested))
-                    && configuration.defaultModelID == nil {
+        } else if detectsLanguage && ServedModel.meansDefault(requested) && configuration.defaultModelID == nil {
             guard let multilingual else {
                 throw APIError(.badRequest, "This server's catalog has no multilingual model to detect the language "
                                + "with; give the `language` field.", param: "language", code: "unsupported_language")
@@ -88,25 +84,20 @@ struct TranscriptionRequest: Sendable {
                 .min { (installed.contains($0.id) ? 0 : 1, $0.size) < (installed.contains($1.id) ? 0 : 1, $1.size) }?.id
                 ?? multilingual.id
             choosesModelByLanguage = true
-        } else if requested.isEmpty || Self.aliases.contains(requested) {
-            if let id = configuration.defaultModelID, catalog.model(id)?.languages.contains(whisperLanguage) == true {
+        } else {
+            switch ServedModel.modelID(requested: requested, locale: locale, configuration: configuration) {
+            case .success(let id):
                 modelID = id
-            } else if let id = resolver.modelID(for: locale) {
-                modelID = id
-            } else {
+            case .failure(.unknownModel):
+                throw APIError.unknownModel(requested)
+            case .failure(.noModelForLanguage):
                 throw APIError(.badRequest, "No model transcribes \(locale.identifier).", param: "language",
                                code: "unsupported_language")
-            }
-        } else {
-            guard let model = catalog.model(requested), model.isTranscriptionModel else {
-                throw APIError.unknownModel(requested)
-            }
-            guard model.languages.contains(whisperLanguage) else {
+            case .failure(.languageNotSpoken(let languages)):
                 throw APIError(.badRequest, "The model `\(requested)` does not transcribe \(whisperLanguage); its "
-                               + "languages: \(model.languages.prefix(10).joined(separator: ", ")).",
-                               param: "language", code: "unsupported_language")
+                               + "languages: \(languages.joined(separator: ", ")).", param: "language",
+                               code: "unsupported_language")
             }
-            modelID = requested
         }
 
         // An English-only model named (or the server's default) transcribes whatever the language: detection would

@@ -66,22 +66,10 @@ struct TranscriptionRoutes: Sendable {
         }
     }
 
-    /// Installs the request's model if it is missing and the server may install models; refuses it otherwise.
+    /// Installs the request's models if they are missing and the server may install models; refuses them otherwise.
     private func ensureModels(for request: TranscriptionRequest) async throws {
-        let transcriber = FileTranscriber(options: request.options(configuration), store: configuration.store)
-        let missing = try transcriber.missingModelIDs()
-        guard !missing.isEmpty else { return }
-        guard configuration.installsMissingModels else {
-            // Without the detector's model the detector runs its energy fallback; only the transcriber's is needed.
-            if missing.contains(request.modelID) {
-                throw APIError(.notFound, "The model `\(request.modelID)` is not installed on this server; install it "
-                               + "with `openspeech models install \(request.modelID)`.", param: "model",
-                               code: "model_not_installed")
-            }
-            return
-        }
-        logger.info("installing models", metadata: ["models": .string(missing.joined(separator: ","))])
-        try await transcriber.installModels()
+        try await configuration.prepareModels(
+            for: FileTranscriber(options: request.options(configuration), store: configuration.store), logger: logger)
     }
 
     /// The library's transcription of `file`, timed for the metrics.

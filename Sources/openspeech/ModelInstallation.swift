@@ -6,26 +6,17 @@ import OpenSpeech
 /// to install; a missing speech detector model is not (its energy fallback runs, with a warning).
 enum ModelInstallation {
     static func install(_ transcriber: FileTranscriber, noDownload: Bool, progress: ProgressLine) async throws {
-        let missing = try transcriber.missingModelIDs()
-        guard !missing.isEmpty else { return }
-        if noDownload {
-            let needed = try transcriber.requiredModelIDs()[0]
-            guard !missing.contains(needed) else {
-                if transcriber.options.detectsLanguage && transcriber.options.modelID == nil {
-                    throw CommandFailure("language detection (no --language, or --language auto) needs the multilingual "
-                        + "model \(needed), which is not installed, and --no-download was given; install it with "
-                        + "`openspeech models install \(needed)`, or give the language with --language.")
-                }
-                throw CommandFailure("\(needed) is not installed and --no-download was given; install it with `openspeech models install \(needed)`.")
-            }
-            return
+        defer { progress.clear() }  // an error's line starts on a line of its own
+        let catalog = transcriber.store.catalog
+        guard let missing = try await transcriber.prepareModels(installing: !noDownload, progress: { id, fraction in
+            let size = catalog.model(id).map { " (\(formatBytes($0.size)))" } ?? ""
+            progress.show("installing \(id)\(size)", fraction)
+        }) else { return }
+        if transcriber.options.detectsLanguage && transcriber.options.modelID == nil {
+            throw CommandFailure("language detection (no --language, or --language auto) needs the multilingual "
+                + "model \(missing), which is not installed, and --no-download was given; install it with "
+                + "`openspeech models install \(missing)`, or give the language with --language.")
         }
-        for id in missing {
-            let size = transcriber.store.catalog.model(id).map { " (\(formatBytes($0.size)))" } ?? ""
-            defer { progress.clear() }  // an error's line starts on a line of its own
-            try await transcriber.store.install(id) { done, total in
-                progress.show("installing \(id)\(size)", total > 0 ? Double(done) / Double(total) : 0)
-            }
-        }
+        throw CommandFailure("\(missing) is not installed and --no-download was given; install it with `openspeech models install \(missing)`.")
     }
 }

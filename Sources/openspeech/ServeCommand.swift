@@ -91,10 +91,8 @@ struct ServeCommand: AsyncParsableCommand {
         // The default model is ready before the first request (installed unless --no-download).
         let transcriber = FileTranscriber(options: .init(locale: chosen, modelID: model, detectsSpeech: !noVad,
                                                          detectsLanguage: detects), store: configuration.store)
-        let missing = try transcriber.missingModelIDs()
-        if !missing.isEmpty && !noDownload {
-            FileHandle.standardError.write(Data("openspeech: installing \(missing.joined(separator: ", "))\n".utf8))
-            try await transcriber.installModels()
+        _ = try await transcriber.prepareModels(installing: !noDownload) { id, fraction in
+            if fraction == 0 { FileHandle.standardError.write(Data("openspeech: installing \(id)\n".utf8)) }
         }
 
         let host = self.host

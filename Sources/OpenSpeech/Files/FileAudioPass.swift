@@ -5,7 +5,7 @@ import SpeechEngine
 import Synchronization
 
 /// One pass over a file's audio, shared by the stages of its transcription: the file is opened and decoded once,
-/// and its speech detected once. Language detection reads the file's start through `detectionReading()` (the speech
+/// and its speech detected once. Language detection reads the file's start through `detectionRead()` (the speech
 /// detector scoring what it reads, `detectionDetector()`); the transcription then reads those samples again, and the
 /// rest of the file from the same reader (`read()`), and its speech detector hands out the scores already computed
 /// before scoring the rest (`transcriptionDetector()`). Both stages see exactly what they would reading the file
@@ -35,7 +35,7 @@ final class FileAudioPass: Sendable {
         /// samples.
         var detector: (any VoiceActivityDetector, SpeechDetector.Backend)?
         var scoredSamples = 0
-        /// The chunk scores detection computed, in order (`scoredSamples / chunkLength` of them).
+        /// The chunk scores detection computed, in order (the transcription's own, past them, are not kept).
         var scores: [Float] = []
         /// Detection's score of the audio's last partial chunk, once it has scored it (`finish()`): the end.
         var finalScore: Float??

@@ -216,6 +216,24 @@ public struct FileTranscriber: Sendable {
         }
     }
 
+    /// Makes the required models ready before any audio is read, the one rule every front end follows: with
+    /// `installing`, installs each missing model, reporting `progress(modelID, fraction)` from 0 to 1; without, installs
+    /// nothing. Returns the transcription's model when it is still missing (the caller refuses the work, in its own
+    /// words), nil when the transcription can run: a missing speech detector model is not needed (its energy
+    /// fallback runs, with a warning). Throws as `requiredModelIDs()` does, and the install's errors.
+    public func prepareModels(installing: Bool,
+                              progress: @escaping @Sendable (_ modelID: String, _ fraction: Double) -> Void = { _, _ in })
+        async throws -> String? {
+        let required = try requiredModelIDs()
+        let missing = required.filter { store.installedDirectory(for: $0) == nil }
+        guard installing else { return missing.contains(required[0]) ? required[0] : nil }
+        for id in missing {
+            progress(id, 0)
+            try await store.install(id) { done, total in progress(id, total > 0 ? Double(done) / Double(total) : 0) }
+        }
+        return nil
+    }
+
     /// Transcribes the first audio stream of the file at `url` (any container FFmpeg reads). Throws `AudioError` for
     /// a file that cannot be read, `SFSpeechError(.noModel)` when the model is not installed.
     /// Cancelling the calling task stops the transcription at the engine's next window and throws

@@ -113,24 +113,20 @@ package struct RealtimeSessionSettings: Sendable, Equatable {
 
     /// The catalog model for `requested` (an OpenAI name, served by the default model, or a catalog id) in `locale`.
     static func resolveModelID(requested: String, locale: Locale, configuration: ServerConfiguration) throws(RealtimeEventError) -> String {
-        let catalog = configuration.store.catalog
-        let resolver = LocaleModelResolver(catalog: catalog)
-        let language = LocaleModelResolver.whisperLanguage(of: locale) ?? "en"
-        if TranscriptionRequest.aliases.contains(requested) {
-            if let id = configuration.defaultModelID, catalog.model(id)?.languages.contains(language) == true { return id }
-            if let id = resolver.modelID(for: locale) { return id }
-            throw RealtimeEventError(code: "unsupported_language", "No model transcribes \(locale.identifier).",
-                                     param: "session.input_audio_transcription.language")
-        }
-        guard let model = catalog.model(requested), model.isTranscriptionModel else {
+        switch ServedModel.modelID(requested: requested, locale: locale, configuration: configuration) {
+        case .success(let id):
+            return id
+        case .failure(.unknownModel):
             throw RealtimeEventError(code: "model_not_found", "The model `\(requested)` does not exist; GET /v1/models "
                                      + "lists the models this server has.", param: "session.input_audio_transcription.model")
-        }
-        guard model.languages.contains(language) else {
+        case .failure(.noModelForLanguage):
+            throw RealtimeEventError(code: "unsupported_language", "No model transcribes \(locale.identifier).",
+                                     param: "session.input_audio_transcription.language")
+        case .failure(.languageNotSpoken):
+            let language = LocaleModelResolver.whisperLanguage(of: locale) ?? "en"
             throw RealtimeEventError(code: "unsupported_language", "The model `\(requested)` does not transcribe "
                                      + "\(language).", param: "session.input_audio_transcription.language")
         }
-        return requested
     }
 
     /// The library's options for transcribing one committed item.

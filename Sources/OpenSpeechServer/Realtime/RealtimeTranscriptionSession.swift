@@ -347,7 +347,7 @@ actor RealtimeTranscriptionSession {
         guard !Task.isCancelled else { return }
         let transcriber = FileTranscriber(options: options, store: configuration.store)
         do {
-            try await installModels(transcriber, configuration: configuration, logger: logger)
+            try await configuration.prepareModels(for: transcriber, logger: logger)
             let slot = try await place.acquire()
             let start = ContinuousClock.now
             let transcript = try await transcriber.transcribe(samples: samples) { event in
@@ -392,23 +392,6 @@ actor RealtimeTranscriptionSession {
             let token = index == 0 ? pair.0 : " " + pair.0
             return RealtimeServerEvent.Logprob(token: token, logprob: pair.1, bytes: Array(token.utf8))
         }
-    }
-
-    /// Installs the item's missing models when the server may; refuses a missing transcription model otherwise.
-    private static func installModels(_ transcriber: FileTranscriber, configuration: ServerConfiguration,
-                                      logger: Logger) async throws {
-        let missing = try transcriber.missingModelIDs()
-        guard !missing.isEmpty else { return }
-        let modelID = try transcriber.requiredModelIDs()[0]
-        guard configuration.installsMissingModels else {
-            if missing.contains(modelID) {
-                throw APIError(.notFound, "The model `\(modelID)` is not installed on this server; install it with "
-                               + "`openspeech models install \(modelID)`.", param: "model", code: "model_not_installed")
-            }
-            return
-        }
-        logger.info("installing models", metadata: ["models": .string(missing.joined(separator: ","))])
-        try await transcriber.installModels()
     }
 
     private func send(_ event: RealtimeServerEvent) {

@@ -1,0 +1,16 @@
+import Logging
+import OpenSpeech
+
+extension ServerConfiguration {
+    /// Makes the models of `transcriber` ready as this server may (`FileTranscriber.prepareModels`): installs the
+    /// missing ones when it installs models, else refuses a missing transcription model (404 `model_not_installed`).
+    /// Shared by the REST routes and Realtime sessions.
+    func prepareModels(for transcriber: FileTranscriber, logger: Logger) async throws {
+        let missing = try await transcriber.prepareModels(installing: installsMissingModels) { id, fraction in
+            if fraction == 0 { logger.info("installing a model", metadata: ["model": .string(id)]) }
+        }
+        guard let missing else { return }
+        throw APIError(.notFound, "The model `\(missing)` is not installed on this server; install it with "
+                       + "`openspeech models install \(missing)`.", param: "model", code: "model_not_installed")
+    }
+}
