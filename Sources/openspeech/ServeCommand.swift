@@ -46,8 +46,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Catalog model behind `whisper-1` and requests naming no model (default: the language's).")
     var model: String?
 
-    @Option(help: "Beam width (1 = greedy, faster; default 5).")
-    var beamSize: Int?
+    @OptionGroup var beam: BeamSizeOption
 
     @Option(help: "Precision of the engine's products: auto, int8, int8_float32, bfloat16, float16 or float32 (default: auto with the speech detector, float32 with --no-vad).")
     var computeType: ComputeType?
@@ -69,7 +68,6 @@ struct ServeCommand: AsyncParsableCommand {
         if !(requestTimeout > 0 && requestTimeout <= 3_600) {
             throw ValidationError("--request-timeout must be more than 0 and at most 3600 seconds.")
         }
-        if let beamSize, !(1...16).contains(beamSize) { throw ValidationError("--beam-size must be from 1 to 16.") }
     }
 
     func run() async throws {
@@ -83,7 +81,7 @@ struct ServeCommand: AsyncParsableCommand {
         let key = apiKey ?? ProcessInfo.processInfo.environment["OPENSPEECH_API_KEY"]
         let configuration = ServerConfiguration(
             host: host, port: port, apiKey: key, maxConcurrency: slots, maxQueue: maxQueue ?? 4 * slots,
-            maxUploadBytes: maxUploadMb << 20, defaultLocale: chosen, defaultModelID: model, beamSize: beamSize,
+            maxUploadBytes: maxUploadMb << 20, defaultLocale: chosen, defaultModelID: model, beamSize: beam.beamSize,
             computeType: computeType, detectsSpeech: !noVad, installsMissingModels: !noDownload, detectsLanguage: detects,
             maxRealtimeSessions: maxRealtimeSessions ?? 8 * slots, maxUploads: maxUploads, requestTimeout: requestTimeout,
             allowedOrigins: allowOrigin)

@@ -51,8 +51,7 @@ struct TranscribeCommand: AsyncParsableCommand {
     @OptionGroup(title: "Decoding")
     var decoding: DecodingOptions
 
-    @Option(parsing: .unconditional, help: "Beam width from 1 to 16 (1 = greedy, faster; default 5).")
-    var beamSize: Int?
+    @OptionGroup var beam: BeamSizeOption
 
     @OptionGroup var vocabulary: VocabularyOptions
 
@@ -81,7 +80,6 @@ struct TranscribeCommand: AsyncParsableCommand {
     private var declaredLive: Bool { live || rawSampleRate != nil || rawChannels != nil }
 
     func validate() throws {
-        if let beamSize, !(1...16).contains(beamSize) { throw ValidationError("--beam-size must be from 1 to 16, not \(beamSize).") }
         if files.contains("-") && files.count > 1 { throw ValidationError("- (stdin) must be the only input.") }
         if declaredLive && files != ["-"] {
             throw ValidationError("--live, --raw-sample-rate and --raw-channels are for - (stdin), the only input.")
@@ -149,7 +147,7 @@ struct TranscribeCommand: AsyncParsableCommand {
         let plan = try OutputPlan(inputs: files, format: format, output: output, outputDirectory: outputDir)
         let (locale, detects) = try language()
         let transcriber = FileTranscriber(options: .init(
-            locale: locale, modelID: model, beamSize: beamSize,
+            locale: locale, modelID: model, beamSize: beam.beamSize,
             wordTimestamps: plan.format.needsWordTimes || wordTimestamps, detectsSpeech: !noVad, strict: strict,
             computeType: computeType, contextualStrings: try vocabulary.phrases(), prompt: decoding.prompt,
             temperatures: decoding.temperatures, detectsLanguage: detects, task: task,

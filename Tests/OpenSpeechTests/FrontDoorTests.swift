@@ -156,7 +156,7 @@ import TestSupport
         #expect(rate < 0.35, "WER \(rate): \(output)")
     }
 
-    @Test("refused before any work, in a sentence with what to do: an unknown model, a negative count, word highlights in SRT")
+    @Test("refused before any work, in a sentence with what to do: an unknown model, a negative count, a beam too wide, word highlights in SRT")
     func refusals() async throws {
         let clip = try #require(Corpus.item("jfk")).wav16kURL.path
         let (unknown, unknownOutput) = try await OpenSpeechExecutable.run(["transcribe", clip, "--model", "base"],
@@ -169,6 +169,12 @@ import TestSupport
         let (threads, threadsOutput) = try await OpenSpeechExecutable.run(["transcribe", clip, "--threads", "-1"],
                                                                           environment: Self.environment)
         #expect(threads != 0 && threadsOutput.contains("--threads must be from 1 to 1024"), "\(threadsOutput)")
+
+        for command in ["transcribe", "serve"] {
+            let (beam, beamOutput) = try await OpenSpeechExecutable.run(
+                [command] + (command == "transcribe" ? [clip] : []) + ["--beam-size", "17"], environment: Self.environment)
+            #expect(beam != 0 && beamOutput.contains("--beam-size must be from 1 to 16, not 17"), "\(beamOutput)")
+        }
 
         let (highlight, highlightOutput) = try await OpenSpeechExecutable.run(
             ["transcribe", clip, "-o", "x.srt", "--highlight-words"], environment: Self.environment)

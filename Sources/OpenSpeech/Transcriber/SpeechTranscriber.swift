@@ -101,7 +101,7 @@ public final class SpeechTranscriber: LocaleDependentSpeechModule, AnalyzerDrive
                 locale: locale, modelID: engineConfiguration.modelID,
                 volatile: volatile, stepSeconds: VolatileDecodeSchedule.agreementSeconds,
                 previewSeconds: VolatileDecodeSchedule.previewSeconds(fastResults: reportingOptions.contains(.fastResults)),
-                beamSize: engineConfiguration.beamSize ?? 5,
+                beamSize: engineConfiguration.beamSize ?? EngineConfiguration.defaultBeamSize,
                 wordTimes: attributeOptions.contains(.audioTimeRange) || engineConfiguration.wordTimestamps,
                 timeRangeAttributes: attributeOptions.contains(.audioTimeRange),
                 confidence: attributeOptions.contains(.transcriptionConfidence),

@@ -1,3 +1,5 @@
+import SpeechEngine
+
 extension SpeechTranscriber {
     /// Options that change the text, as in Apple's Speech.
     public enum TranscriptionOption: Hashable, Sendable, CaseIterable {
@@ -67,9 +69,13 @@ extension SpeechTranscriber {
     public struct EngineConfiguration: Sendable, Equatable {
         /// A catalog model id to use instead of the locale's default.
         public var modelID: String?
-        /// Beam width for final results (1 is greedy); nil: 5, also for volatile mode's agreement decodings (its
-        /// previews are greedy).
+        /// Beam width for final results (1 is greedy); nil: `defaultBeamSize`, also for volatile mode's agreement
+        /// decodings (its previews are greedy).
         public var beamSize: Int?
+        /// The beam width when none is given: 5, as Whisper's and faster-whisper's.
+        public static var defaultBeamSize: Int { TranscriptionOptions.defaultBeamSize }
+        /// The beam widths the command line and server accept.
+        public static var beamSizes: ClosedRange<Int> { TranscriptionOptions.beamSizes }
         /// Word time ranges even without the `.audioTimeRange` attribute option (for subtitles).
         public var wordTimestamps: Bool
         /// The precision of the engine's products (`int8`, `float32`..., `auto`: the fastest this CPU runs).

@@ -9,7 +9,11 @@ public struct TranscriptionOptions: Sendable {
     public var detectsLanguagePerWindow = false
     public var task: Task = .transcribe
     /// 1 is greedy decoding.
-    public var beamSize: Int = 5
+    public var beamSize: Int = Self.defaultBeamSize
+    /// The beam width when none is given: 5, as Whisper's and faster-whisper's.
+    public static let defaultBeamSize = 5
+    /// The beam widths front ends accept (wider beams cost more than they find).
+    public static let beamSizes = 1...16
     /// Candidates sampled at each temperature above 0.
     public var bestOf: Int = 5
     public var patience: Double = 1
@@ -63,7 +67,7 @@ public struct TranscriptionOptions: Sendable {
     /// (`EncoderBatchPlan`); 1 encodes one window at a time.
     public var encoderBatchSize = 1
 
-    public init(language: String? = nil, task: Task = .transcribe, beamSize: Int = 5) {
+    public init(language: String? = nil, task: Task = .transcribe, beamSize: Int = Self.defaultBeamSize) {
         self.language = language
         self.task = task
         self.beamSize = beamSize
