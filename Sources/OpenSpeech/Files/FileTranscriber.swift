@@ -5,9 +5,11 @@ import SpeechEngine
 import Synchronization
 
 /// Transcribes recordings to a `Transcript`: the file workflow of `openspeech transcribe` (and of the server) as a
-/// library entry point. Not in Apple's API. Each file is decoded once, to 16 kHz mono, as it is transcribed; a
-/// `SpeechDetector` beside the `SpeechTranscriber` (unless `Options.detectsSpeech` is off) gives the model only the
-/// speech, carrying the text before as prompt, so silence and noise get no invented text and cost nothing.
+/// library entry point. Not in Apple's API. Each file is opened and decoded once, to 16 kHz mono, as it is
+/// transcribed; a `SpeechDetector` beside the `SpeechTranscriber` (unless `Options.detectsSpeech` is off) gives the
+/// model only the speech, carrying the text before as prompt, so silence and noise get no invented text and cost
+/// nothing. With `Options.detectsLanguage`, the language is heard on that same pass (`FileAudioPass`). What runs is
+/// decided once per file from the options and the models installed (`TranscriptionPlan`).
 ///
 /// The transcript is a function of the audio, the model and the options: the same file gives the same text and times
 /// on every run, whatever else the process did before.
@@ -120,64 +122,22 @@ public struct FileTranscriber: Sendable {
     /// With `detectsLanguage`, the transcriber's model is the one that detects (the model chosen for a language
     /// detected is installed or is that one); throws `SFSpeechError(.noModel)` when the catalog has no multilingual
     /// model, `.cannotAllocateUnsupportedLocale` for translation by an English-only model.
-    public func requiredModelIDs() throws -> [String] {
-        try store.validateCatalogs()
-        if let id = options.modelID, store.catalog.model(id) == nil {
-            throw ModelAssetError.unknownModel(id: id, known: store.catalog.models.filter(\.isTranscriptionModel).map(\.id))
-        }
-        let vad = options.detectsSpeech ? [SpeechDetector.modelID] : []
-        if let id = options.modelID, let model = store.catalog.model(id), LanguageModelChoice.isEnglishOnly(model),
-           options.task == .translate {
-            throw TranslationRefusal.error(modelID: id, catalog: store.catalog)
-        }
-        if options.detectsLanguage && !forcesEnglishOnlyModel {
-            guard let id = languageChoice.detectionModelID(requested: options.modelID) else {
-                throw SFSpeechError(.noModel, "Language detection needs a multilingual model and the catalog has none; "
-                    + "give the language (a locale).")
-            }
-            return [id] + vad
-        }
-        let resolver = LocaleModelResolver(catalog: store.catalog)
-        guard let id = options.modelID ?? translationModelID ?? resolver.modelID(for: options.locale) else {
-            throw SFSpeechError(.cannotAllocateUnsupportedLocale, "No model transcribes \(options.locale.identifier); "
-                + "see `openspeech models list` for the languages the catalog covers.")
-        }
-        guard store.catalog.model(id) != nil else {
-            throw ModelAssetError.unknownModel(id: id, known: store.catalog.models.map(\.id))
-        }
-        return [id] + vad
-    }
+    public func requiredModelIDs() throws -> [String] { try plan().requiredModelIDs }
 
     /// The catalog id of the model that transcribes with these options, as the models are installed now: `modelID`
     /// if given, else the locale's (its default, or an installed model that speaks the language when the default is
     /// not installed); with `detectsLanguage`, the model that detects the language (each file's own model is chosen
     /// once its language is heard, and reported as `Event.model`). Throws as `requiredModelIDs()` does.
-    public func transcriptionModelID() throws -> String {
-        let required = try requiredModelIDs()[0]
-        guard !options.detectsLanguage, options.modelID == nil, translationModelID == nil else { return required }
-        return TranscriptionProcessor.modelID(for: options.locale, store: store) ?? required
-    }
+    public func transcriptionModelID() throws -> String { try plan().modelID }
 
-    private var languageChoice: LanguageModelChoice {
-        LanguageModelChoice(catalog: store.catalog, installed: Set(store.installedModelIDs))
-    }
-
-    /// Whether `modelID` names an English-only model (detection then only warns when the speech is not English).
-    private var forcesEnglishOnlyModel: Bool {
-        options.modelID.flatMap { store.catalog.model($0) }.map(LanguageModelChoice.isEnglishOnly) ?? false
-    }
-
-    /// Whether each window's language is detected (by the multilingual model, which then transcribes everything).
-    private var detectsPerWindow: Bool {
-        options.detectsLanguage && options.detectsLanguagePerWindow && !forcesEnglishOnlyModel
-    }
-
-    /// For translation without a model named: the multilingual model, when the locale's default is English-only.
-    private var translationModelID: String? {
-        guard options.task == .translate, options.modelID == nil,
-              let id = LocaleModelResolver(catalog: store.catalog).modelID(for: options.locale),
-              let model = store.catalog.model(id), LanguageModelChoice.isEnglishOnly(model) else { return nil }
-        return languageChoice.detectionModelID(requested: nil)
+    /// What these options run with the catalog and the models installed now. Throws as `requiredModelIDs()` does.
+    func plan() throws -> TranscriptionPlan {
+        try store.validateCatalogs()
+        return try TranscriptionPlan(
+            .init(locale: options.locale, modelID: options.modelID, task: options.task,
+                  detectsLanguage: options.detectsLanguage, detectsLanguagePerWindow: options.detectsLanguagePerWindow,
+                  detectsSpeech: options.detectsSpeech),
+            catalog: store.catalog, installed: Set(store.installedModelIDs))
     }
 
     /// OpenSpeech extension: the language spoken in `samples` (16 kHz mono), as a transcription of them with
@@ -376,11 +336,12 @@ public struct FileTranscriber: Sendable {
                          events: @escaping @Sendable (Event) -> Void)
         async throws -> (transcript: Transcript, truncation: AudioTruncation?) {
         let timed = options.wordTimestamps
-        let perWindow = detectsPerWindow
+        let plan = try plan()
+        let perWindow = plan.language == .detectedPerWindow
         let transcriber = SpeechTranscriber(
             locale: options.locale, transcriptionOptions: [], reportingOptions: [],
             attributeOptions: timed ? [.audioTimeRange, .transcriptionConfidence] : [],
-            engineConfiguration: .init(modelID: perWindow ? try requiredModelIDs()[0] : options.modelID ?? translationModelID,
+            engineConfiguration: .init(modelID: plan.modelID,
                                        beamSize: options.beamSize, wordTimestamps: timed, computeType: options.effectiveComputeType,
                                        initialPrompt: options.prompt, temperatures: options.temperatures, task: options.task,
                                        detectsLanguage: perWindow, detectsLanguagePerWindow: perWindow, threads: options.threads)
@@ -393,7 +354,7 @@ public struct FileTranscriber: Sendable {
             ? SpeechDetector(detectionOptions: .init(sensitivityLevel: .medium), reportResults: false, modelStore: store,
                              voiceActivity: voiceActivity)
             : nil
-        let modelID = try transcriptionModelID()
+        let modelID = plan.modelID
         let modules: [any SpeechModule] = [transcriber] + (detector.map { [$0] } ?? [])
         let analyzer = SpeechAnalyzer(modules: modules, options: .init(priority: .userInitiated, modelRetention: .processLifetime))
         if !options.contextualStrings.isEmpty {
@@ -460,10 +421,8 @@ public struct FileTranscriber: Sendable {
     /// once the transcription is done (nil: nothing loaded).
     private func loadingLikelyModel() -> Task<ModelCache.Key?, Never> {
         Task {
-            guard let detectionID = try? requiredModelIDs().first,
-                  let language = options.locale.language.languageCode?.identifier else { return nil }
-            let id = options.modelID ?? (options.task == .translate ? detectionID
-                : languageChoice.transcriptionModelID(for: language, detectionModelID: detectionID))
+            guard let plan = try? plan(), let language = options.locale.language.languageCode?.identifier else { return nil }
+            let id = plan.modelID(forDetected: language)
             guard let directory = store.installedDirectory(for: id) else { return nil }
             let key = ModelCache.Key(directory: directory, computeType: options.effectiveComputeType, threads: options.threads)
             guard (try? await ModelCache.shared.acquire(key, retention: .processLifetime)) != nil else { return nil }
@@ -490,7 +449,9 @@ public struct FileTranscriber: Sendable {
     }
 
     /// Whether each input's language is detected before it is transcribed (in its first speech).
-    private var detectsLanguageFirst: Bool { options.detectsLanguage && !detectsPerWindow }
+    private var detectsLanguageFirst: Bool {
+        options.detectsLanguage && (!options.detectsLanguagePerWindow || (try? plan().language) != .detectedPerWindow)
+    }
 
     /// What detection decided for one input: the transcriber for it (language given, its model chosen), the
     /// language detected (nil: no speech, or only a check for a forced English-only model) and a warning.
@@ -517,31 +478,24 @@ public struct FileTranscriber: Sendable {
     private func decideLanguage(of input: SpokenLanguageIdentifier.Input, name: String) async throws -> LanguageDecision {
         var resolved = options
         resolved.detectsLanguage = false
-        let choice = languageChoice
-        if forcesEnglishOnlyModel, let forced = options.modelID {
+        let plan = try plan()
+        if case .checkedForEnglish(let checker) = plan.language {
             resolved.locale = Locale(identifier: "en-US")
             // The check needs an installed multilingual model; without one the forced model runs unchecked.
-            if let checker = choice.multilingualModels.first(where: { choice.installed.contains($0.id) })?.id,
-               let detected = try await identifyLanguage(of: input, modelID: checker),
+            if let checker, let detected = try await identifyLanguage(of: input, modelID: checker),
                detected.language != "en", detected.probability >= Self.wrongModelWarningProbability {
                 return LanguageDecision(
                     transcriber: FileTranscriber(options: resolved, store: store),
-                    warning: "\(name): the speech sounds \(detected), but \(forced) transcribes English only; transcribe "
-                        + "it with `openspeech transcribe \(name) --model \(checker)` (or `--locale \(detected.language)`).")
+                    warning: "\(name): the speech sounds \(detected), but \(plan.modelID) transcribes English only; "
+                        + "transcribe it with `openspeech transcribe \(name) --model \(checker)` (or `--locale "
+                        + "\(detected.language)`).")
             }
             return LanguageDecision(transcriber: FileTranscriber(options: resolved, store: store))
         }
-        let detectionID = try requiredModelIDs()[0]
-        let detected = try await identifyLanguage(of: input, modelID: detectionID)
-        guard let detected else {
-            // No speech to hear: the transcription (of nothing) runs with the detection model in the given locale.
-            resolved.modelID = options.modelID ?? detectionID
-            return LanguageDecision(transcriber: FileTranscriber(options: resolved, store: store))
-        }
-        resolved.locale = detected.locale
-        resolved.modelID = options.modelID
-            ?? (options.task == .translate ? detectionID
-                : choice.transcriptionModelID(for: detected.language, detectionModelID: detectionID))
+        let detected = try await identifyLanguage(of: input, modelID: plan.modelID)
+        // No speech to hear: the transcription (of nothing) runs with the detection model in the given locale.
+        if let detected { resolved.locale = detected.locale }
+        resolved.modelID = plan.modelID(forDetected: detected?.language)
         return LanguageDecision(transcriber: FileTranscriber(options: resolved, store: store), detected: detected)
     }
 

@@ -124,13 +124,7 @@ actor TranscriptionProcessor: ModuleProcessor {
     /// The model for `locale`: its default, or when that is not installed, an installed model that speaks the
     /// language (a multilingual one for English when only it is installed).
     static func modelID(for locale: Locale, store: ModelStore) -> String? {
-        let resolver = LocaleModelResolver(catalog: store.catalog)
-        guard let preferred = resolver.modelID(for: locale) else { return nil }
-        if store.installedDirectory(for: preferred) != nil { return preferred }
-        let language = LocaleModelResolver.whisperLanguage(of: locale) ?? ""
-        let installed = Set(store.installedModelIDs)
-        return store.catalog.models.first { $0.isTranscriptionModel && $0.languages.contains(language) && installed.contains($0.id) }?.id
-            ?? preferred
+        TranscriptionPlan.installedModelID(for: locale, catalog: store.catalog, installed: Set(store.installedModelIDs))
     }
 
     // MARK: ModuleProcessor

@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+@testable import OpenSpeech
+import SpeechAssets
+
+/// The transcription decided once (issue 42): `TranscriptionPlan` as a table of what was asked and what is installed
+/// against the model that runs, how the language is decided and what must be installed. No model is loaded.
+@Suite struct TranscriptionPlanTests {
+    static let catalog = ModelCatalog.builtIn
+    static let english = Locale(identifier: "en-US"), french = Locale(identifier: "fr-FR")
+
+    static func plan(_ locale: Locale = TranscriptionPlanTests.english, model: String? = nil, task: SpeechTranscriber.TranscriptionTask = .transcribe,
+                     detects: Bool = false, perWindow: Bool = false, speech: Bool = true,
+                     installed: Set<String>) throws -> TranscriptionPlan {
+        try TranscriptionPlan(.init(locale: locale, modelID: model, task: task, detectsLanguage: detects,
+                                    detectsLanguagePerWindow: perWindow, detectsSpeech: speech),
+                              catalog: catalog, installed: installed)
+    }
+
+    struct Row: Sendable, CustomStringConvertible {
+        var name: String
+        var plan: @Sendable () throws -> TranscriptionPlan
+        var runs: String
+        var language: TranscriptionPlan.LanguageDecision
+        var installs: [String]
+        var description: String { name }
+    }
+
+    static let all: Set<String> = ["whisper-tiny.en", "whisper-base", "silero-vad"]
+
+    static let rows: [Row] = [
+        Row(name: "English given, all installed: the English model",
+            plan: { try plan(installed: all) }, runs: "whisper-tiny.en", language: .given,
+            installs: ["whisper-tiny.en", "silero-vad"]),
+        Row(name: "English given, only the multilingual model installed: it runs, the English one is what installs",
+            plan: { try plan(installed: ["whisper-base"]) }, runs: "whisper-base", language: .given,
+            installs: ["whisper-tiny.en", "silero-vad"]),
+        Row(name: "French given: the multilingual model; no detector asked: none required",
+            plan: { try plan(french, speech: false, installed: all) }, runs: "whisper-base", language: .given,
+            installs: ["whisper-base"]),
+        Row(name: "no language, nothing installed: the multilingual model detects",
+            plan: { try plan(detects: true, installed: []) }, runs: "whisper-base", language: .detectedFirst,
+            installs: ["whisper-base", "silero-vad"]),
+        Row(name: "no language, per window: the multilingual model detects and transcribes every window",
+            plan: { try plan(detects: true, perWindow: true, installed: all) }, runs: "whisper-base",
+            language: .detectedPerWindow, installs: ["whisper-base", "silero-vad"]),
+        Row(name: "no language, the English-only model named: English, checked by the installed multilingual model",
+            plan: { try plan(model: "whisper-tiny.en", detects: true, installed: all) }, runs: "whisper-tiny.en",
+            language: .checkedForEnglish(checker: "whisper-base"), installs: ["whisper-tiny.en", "silero-vad"]),
+        Row(name: "the same with no multilingual model installed: unchecked",
+            plan: { try plan(model: "whisper-tiny.en", detects: true, perWindow: true, installed: ["whisper-tiny.en"]) },
+            runs: "whisper-tiny.en", language: .checkedForEnglish(checker: nil), installs: ["whisper-tiny.en", "silero-vad"]),
+        Row(name: "translation from English with no model named: the multilingual model",
+            plan: { try plan(task: .translate, installed: all) }, runs: "whisper-base", language: .given,
+            installs: ["whisper-base", "silero-vad"]),
+        Row(name: "a model named runs whatever is installed",
+            plan: { try plan(french, model: "whisper-base", installed: []) }, runs: "whisper-base", language: .given,
+            installs: ["whisper-base", "silero-vad"]),
+    ]
+
+    @Test("the resolution table: what was asked and what is installed → the model that runs, the language, the installs",
+          arguments: rows)
+    func resolution(_ row: Row) throws {
+        let plan = try row.plan()
+        #expect(plan.modelID == row.runs)
+        #expect(plan.language == row.language)
+        #expect(plan.requiredModelIDs == row.installs)
+    }
+
+    @Test("after detection: the model named, else the detected language's installed default, else the detecting model")
+    func detectedLanguageModel() throws {
+        let detecting = try Self.plan(detects: true, installed: Self.all)
+        #expect(detecting.modelID(forDetected: "en") == "whisper-tiny.en")
+        #expect(detecting.modelID(forDetected: "fr") == "whisper-base")
+        #expect(detecting.modelID(forDetected: nil) == "whisper-base")
+        #expect(try Self.plan(detects: true, installed: ["whisper-base"]).modelID(forDetected: "en") == "whisper-base")
+        #expect(try Self.plan(task: .translate, detects: true, installed: Self.all).modelID(forDetected: "en") == "whisper-base")
+        #expect(try Self.plan(model: "whisper-base", detects: true, installed: Self.all).modelID(forDetected: "en") == "whisper-base")
+    }
+
+    @Test("refusals, typed: an unknown model, translation by an English-only one, a language no model speaks")
+    func refusals() {
+        #expect(throws: ModelAssetError.self) { try Self.plan(model: "base", installed: Self.all) }
+        #expect(throws: SFSpeechError.self) { try Self.plan(model: "whisper-tiny.en", task: .translate, installed: Self.all) }
+        #expect(throws: SFSpeechError.self) { try Self.plan(Locale(identifier: "tlh"), installed: Self.all) }
+    }
+}
