@@ -6,7 +6,7 @@ import SpeechAssets
 /// language is decided, and the models to have installed before any audio is read. A pure value: the same request,
 /// catalog and installed set give the same plan (`TranscriptionPlanTests` runs it as a table, without a model).
 /// `FileTranscriber` asks it everything it asked itself before; every front end reaches it through one.
-struct TranscriptionPlan: Sendable, Equatable {
+struct TranscriptionPlan: Sendable {
     /// What was asked.
     struct Request: Sendable, Equatable {
         var locale: Locale
