@@ -56,7 +56,9 @@ struct LanguageDetectionModelTests {
         try await Self.compare(whole, detector, computeType: .int8, tolerance: 0.1)
     }
 
-    @Test("it loads in a fraction of the whole model's time")
+    /// The whole model's tokenizer loads beside its weights (`BackgroundLoad`), so its wall time no longer adds the
+    /// tokenizer's: detection-only loads take about 0.6 of it (Zen 3), not under half as before.
+    @Test("it loads in less than the whole model's time")
     func loadsFaster() async throws {
         let directory = try await TestModels.directory(for: "whisper-base")
         let clock = ContinuousClock()
@@ -66,7 +68,7 @@ struct LanguageDetectionModelTests {
             light += try clock.measure { _ = try LanguageDetectionModel(directory: directory, computeType: .int8) }
         }
         print("whisper-base int8 loads (2 each): whole \(whole), detection-only \(light)")
-        #expect(light * 2 < whole, "detection-only \(light) against whole \(whole)")
+        #expect(light < whole, "detection-only \(light) against whole \(whole)")
     }
 
     /// A copy of whisper-base's directory (model.bin linked) with `change` applied; the detection-only load's error.
