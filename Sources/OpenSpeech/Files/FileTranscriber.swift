@@ -168,11 +168,8 @@ public struct FileTranscriber: Sendable {
     /// Installs the required models that are missing, reporting `.installing` events.
     public func installModels(events: @escaping @Sendable (Event) -> Void = { _ in }) async throws {
         let missing = try missingModelIDs()
-        for (index, id) in missing.enumerated() {
-            try await store.install(id) { done, total in
-                let fraction = total > 0 ? Double(done) / Double(total) : 0
-                events(.installing((Double(index) + fraction) / Double(missing.count)))
-            }
+        _ = try await prepareModels(installing: true) { id, fraction in
+            events(.installing((Double(missing.firstIndex(of: id) ?? 0) + fraction) / Double(max(1, missing.count))))
         }
     }
 
