@@ -22,15 +22,12 @@ struct LiveResultRecord: Codable, Equatable {
     var words: [Word]
 
     init(_ result: SpeechTranscriber.Result) {
-        text = String(result.text.characters).trimmingCharacters(in: .whitespaces)
+        let segment = Transcript.Segment(result)
+        text = segment.text
         isFinal = result.isFinal
-        start = result.range.start.seconds
-        end = result.range.end.seconds
-        words = result.text.runs.compactMap { run in
-            guard let range = run.audioTimeRange else { return nil }
-            let word = String(result.text[run.range].characters).trimmingCharacters(in: .whitespaces)
-            return word.isEmpty ? nil : Word(word: word, start: range.start.seconds, end: range.end.seconds)
-        }
+        start = segment.start
+        end = segment.end
+        words = segment.words.map { Word(word: $0.word, start: $0.start, end: $0.end) }
     }
 }
 

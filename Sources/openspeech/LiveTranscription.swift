@@ -75,7 +75,7 @@ struct LiveTranscription {
             var finals: [SpeechTranscriber.Result] = []
             var announced = !detectsLanguage || quiet
             for try await result in transcriber.results {
-                if !announced, let language = result.text.runs.lazy.compactMap(\.detectedLanguage).first {
+                if !announced, let language = Transcript.Segment(result).language {
                     announced = true
                     let name = Locale(identifier: "en").localizedString(forLanguageCode: language) ?? language
                     FileHandle.standardError.write(Data("openspeech: detected \(name) (\(language))\n".utf8))

@@ -237,7 +237,7 @@ struct TranscribeCommand: AsyncParsableCommand {
             let end = finals.last.map { $0.range.end.seconds } ?? 0
             let transcript = Transcript(
                 results: finals,
-                language: finals.lazy.flatMap(\.text.runs).compactMap(\.detectedLanguage).first
+                language: finals.lazy.compactMap { Transcript.Segment($0).language }.first
                     ?? live.locale.language.languageCode?.identifier ?? "", duration: end,
                 model: try? files.transcriptionModelID())
             var writer = TranscriptWriter(plan: plan, several: false, layout: subtitles.layout,

@@ -398,7 +398,7 @@ public struct FileTranscriber: Sendable {
                 + "its energy-based fallback chose what the model heard, and the text may differ; install it with "
                 + "`openspeech models install \(SpeechDetector.modelID)`."))
         }
-        let language = (perWindow ? results.lazy.flatMap(\.text.runs).compactMap(\.detectedLanguage).first : nil)
+        let language = (perWindow ? results.lazy.compactMap(\.language).first : nil)
             ?? options.locale.language.languageCode?.identifier ?? "en"
         let transcript = Transcript(results: results, language: language,
                                     duration: Double(fed.samples) / MonoAudio.speechSampleRate, model: modelID)

@@ -25,15 +25,3 @@ public struct DetectedLanguage: Sendable, Equatable, Hashable, CustomStringConve
     /// The English name, code and percentage, such as `French (fr, 97 %)`.
     public var description: String { "\(name) (\(language), \(Int((probability * 100).rounded())) %)" }
 }
-
-extension SpeechTranscriber.Result {
-    /// This result with `language` as the `detectedLanguage` attribute of its text (every alternative).
-    func marked(language: String) -> SpeechTranscriber.Result {
-        let marked = alternatives.map { text -> AttributedString in
-            var text = text
-            text.detectedLanguage = language
-            return text
-        }
-        return SpeechTranscriber.Result(range: range, resultsFinalizationTime: resultsFinalizationTime, alternatives: marked)
-    }
-}

@@ -32,6 +32,18 @@ public struct Transcript: Sendable, Codable, Equatable {
         /// The segment's language as the transcriber detected it (its result's `detectedLanguage`, Whisper's code);
         /// nil when the language was given.
         public var language: String?
+
+        /// The segment a result holds: its range, its text trimmed, the words it carries with `audioTimeRange` (and
+        /// their `transcriptionConfidence` when asked), its statistics and its detected language. Read from the
+        /// values the transcriber made the result from, not parsed back out of its attributed text.
+        public init(_ result: SpeechTranscriber.Result) {
+            start = result.range.start.seconds
+            end = result.range.end.seconds
+            text = String(result.text.characters).trimmingCharacters(in: .whitespaces)
+            words = result.words
+            statistics = result.segmentStatistics
+            language = result.language
+        }
     }
 
     /// The document formats a transcript can be written as: plain text, SubRip, WebVTT, JSON and tab-separated values.
@@ -59,25 +71,11 @@ public struct Transcript: Sendable, Codable, Equatable {
         case languageProbability = "language_probability"
     }
 
-    /// The transcript of final results (volatile ones are ignored), one segment per result. Words come from
-    /// runs carrying `audioTimeRange`, with their `transcriptionConfidence` if present. `model` names the catalog
-    /// model that transcribed them.
+    /// The transcript of final results (volatile ones are ignored), one segment each (`Segment(_:)`). `model` names
+    /// the catalog model that transcribed them.
     public init(results: [SpeechTranscriber.Result], language: String, duration: Double, model: String? = nil) {
         let finals = results.filter(\.isFinal)
-        segments = finals.map { result in
-            let text = String(result.text.characters)
-            let words: [Word] = result.text.runs.compactMap { run in
-                guard let range = run.audioTimeRange else { return nil }
-                let word = String(result.text[run.range].characters).trimmingCharacters(in: .whitespaces)
-                return word.isEmpty ? nil : Word(start: range.start.seconds, end: range.end.seconds, word: word,
-                                                 confidence: run.transcriptionConfidence)
-            }
-            // One run is a word only if it is one (without word times, one run covers the segment's text).
-            let timed = words.count > 1 || words.first.map { !$0.word.contains(where: \.isWhitespace) } == true
-            return Segment(start: result.range.start.seconds, end: result.range.end.seconds,
-                           text: text.trimmingCharacters(in: .whitespaces), words: timed ? words : [],
-                           statistics: result.segmentStatistics, language: result.text.runs.lazy.compactMap(\.detectedLanguage).first)
-        }
+        segments = finals.map(Segment.init)
         self.text = finals.map { String($0.text.characters) }.joined().trimmingCharacters(in: .whitespaces)
         self.language = language
         self.duration = duration

@@ -38,13 +38,20 @@ public final class SpeechTranscriber: LocaleDependentSpeechModule, AnalyzerDrive
         /// holds (tokens, average log-probability, compression ratio, no-speech probability, temperature); nil
         /// for volatile results and live mode's finals.
         public let segmentStatistics: SegmentStatistics?
+        /// The best text's timed words as values, exactly the runs `text` carries with `audioTimeRange` (none without
+        /// that attribute option): what `Transcript` and the formatters read, never parsed back out of `text`.
+        let words: [Transcript.Word]
+        /// The language the transcriber detected (Whisper's code), as the text's `detectedLanguage` attribute says.
+        let language: String?
 
         init(range: CMTimeRange, resultsFinalizationTime: CMTime, alternatives: [AttributedString],
-             segmentStatistics: SegmentStatistics? = nil) {
+             segmentStatistics: SegmentStatistics? = nil, words: [Transcript.Word] = [], language: String? = nil) {
             self.range = range
             self.resultsFinalizationTime = resultsFinalizationTime
             self.alternatives = alternatives.isEmpty ? [AttributedString()] : alternatives
             self.segmentStatistics = segmentStatistics
+            self.words = words
+            self.language = language
         }
     }
 

@@ -292,8 +292,7 @@ actor TranscriptionProcessor: ModuleProcessor {
     private func emit(_ segments: [Segment]) {
         for segment in segments {
             let language = settings.detectsLanguage ? segment.language ?? finalOnly?.language : nil
-            guard case (var result, let text)? = results.final(segment, language: language) else { continue }
-            if let language { result = result.marked(language: language) }
+            guard let (result, text) = results.final(segment, language: language) else { continue }
             output(result)
             finalSegmentsThrough = max(finalSegmentsThrough, Int64((segment.end * Self.rate).rounded()))
             promptText = (promptText + text).suffix(2_000).description
@@ -435,7 +434,7 @@ actor TranscriptionProcessor: ModuleProcessor {
            let (result, _) = results.final(words: words, text: words.map(\.word).joined(), start: start, end: end,
                                            confidence: words.map(\.probability).reduce(0, +) / Double(words.count),
                                            language: liveLanguage?.language) {
-            output(liveLanguage.map { result.marked(language: $0.language) } ?? result)
+            output(result)
             showingVolatile = false
         }
         finalizedThrough = max(finalizedThrough, Int64((agreement.committedEnd * Self.rate).rounded()))
@@ -470,7 +469,7 @@ actor TranscriptionProcessor: ModuleProcessor {
         let result = results.volatile(agreement.pending, start: agreement.committedEnd,
                                       end: Double(bufferStart + Int64(buffer.count)) / Self.rate,
                                       language: liveLanguage?.language)
-        output(liveLanguage.map { result.marked(language: $0.language) } ?? result)
+        output(result)
         showingVolatile = !agreement.pending.isEmpty
     }
 

@@ -29,7 +29,7 @@ struct TranscriptionResultBuilder {
         alternatives = settings.alternatives
     }
 
-    /// A final result for `words` (or, without words, `text`) in `language` (nil: the locale's) covering
+    /// A final result for `words` (or, without words, `text`) in the detected `language` (nil: the locale's) covering
     /// `start...end`; nil when nothing is left of the text once repetition loops are cut. `others`: the engine's texts
     /// for it, its own first. The text returned is the engine's (before any script conversion), for the next prompt.
     mutating func final(words: [Word]?, text: String, start: Double, end: Double, confidence value: Double,
@@ -38,16 +38,17 @@ struct TranscriptionResultBuilder {
         let (words, text) = RepetitionGuard.cut(words: words, text: text)
         guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }
         let script = script(of: language)
-        let string = attributed(words: words.map { script?.convert($0) ?? $0 }, text: script?.convert(text) ?? text,
-                                start: start, end: end, confidence: value)
+        let best = attributed(words: words.map { script?.convert($0) ?? $0 }, text: script?.convert(text) ?? text,
+                              start: start, end: end, confidence: value)
         let range = CMTimeRange(start: Self.time(start), end: Self.time(max(end, start)))
         let rest = alternatives ? otherAlternatives(others, script: script, start: start, end: end) : []
         gaveText = true
         return (SpeechTranscriber.Result(range: range, resultsFinalizationTime: range.end,
-                                         alternatives: ([string] + rest).distinctTexts(), segmentStatistics: statistics), text)
+                                         alternatives: marked(([best.text] + rest).distinctTexts(), language),
+                                         segmentStatistics: statistics, words: best.words, language: language), text)
     }
 
-    /// A final result for a segment of the engine, in `language` (nil: the locale's).
+    /// A final result for a segment of the engine, in the detected `language` (nil: the locale's).
     mutating func final(_ segment: Segment, language: String? = nil) -> (result: SpeechTranscriber.Result, text: String)? {
         final(words: segment.words, text: segment.text, start: segment.start, end: segment.end,
               confidence: exp(segment.avgLogProb), others: segment.alternatives,
@@ -57,15 +58,16 @@ struct TranscriptionResultBuilder {
               language: language)
     }
 
-    /// A volatile result showing `words` in `language` (nil: the locale's; none: clearing what was shown) from
+    /// A volatile result showing `words` in the detected `language` (nil: the locale's; none: clearing what was shown) from
     /// `start` to the audio's `end`, final through `start`.
     func volatile(_ words: [Word], start: Double, end: Double, language: String? = nil) -> SpeechTranscriber.Result {
         let startTime = Self.time(start), endTime = Self.time(end)
-        let text = words.isEmpty ? AttributedString()
+        let shown = words.isEmpty ? (text: AttributedString(), words: [])
             : attributed(words: script(of: language)?.convert(words) ?? words, text: nil, start: start,
                          end: words.last!.end, confidence: nil)
         return SpeechTranscriber.Result(range: CMTimeRange(start: startTime, end: max(endTime, startTime)),
-                                        resultsFinalizationTime: startTime, alternatives: [text])
+                                        resultsFinalizationTime: startTime, alternatives: marked([shown.text], language),
+                                        words: shown.words, language: language)
     }
 
     /// The engine's texts after the first, cleaned as the best one is, without repetition loops or blanks: plain
@@ -74,7 +76,17 @@ struct TranscriptionResultBuilder {
         (texts ?? []).dropFirst().compactMap { text in
             let text = RepetitionGuard.cut(words: nil, text: text).text
             guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }
-            return attributed(words: nil, text: script?.convert(text) ?? text, start: start, end: end, confidence: nil)
+            return attributed(words: nil, text: script?.convert(text) ?? text, start: start, end: end, confidence: nil).text
+        }
+    }
+
+    /// `texts` with `language` (when detected) as their `detectedLanguage` attribute.
+    private func marked(_ texts: [AttributedString], _ language: String?) -> [AttributedString] {
+        guard let language else { return texts }
+        return texts.map { text in
+            var text = text
+            text.detectedLanguage = language
+            return text
         }
     }
 
@@ -83,26 +95,37 @@ struct TranscriptionResultBuilder {
         language.map { ChineseScript.target(language: $0, locale: locale) } ?? localeScript
     }
 
-    /// Text with word runs carrying `audioTimeRange` and `transcriptionConfidence` as the options ask.
-    private func attributed(words: [Word]?, text: String?, start: Double, end: Double, confidence value: Double?) -> AttributedString {
-        var result = AttributedString()
+    /// Text with word runs carrying `audioTimeRange` and `transcriptionConfidence` as the options ask, and the same
+    /// words as values: each run with a time range, trimmed (none when the text is one run).
+    private func attributed(words: [Word]?, text: String?, start: Double, end: Double, confidence value: Double?)
+        -> (text: AttributedString, words: [Transcript.Word]) {
         if let words, !words.isEmpty, timeRangeAttributes || confidence {
+            var result = AttributedString()
+            var timed: [Transcript.Word] = []
             for (index, word) in words.enumerated() {
-                var piece = AttributedString(clean(word.word, first: index == 0))
+                let cleaned = clean(word.word, first: index == 0)
+                var piece = AttributedString(cleaned)
+                let probability = confidence ? min(max(word.probability, 0), 1) : nil
                 if timeRangeAttributes {
-                    piece.audioTimeRange = CMTimeRange(start: Self.time(word.start), end: Self.time(max(word.end, word.start)))
+                    let range = CMTimeRange(start: Self.time(word.start), end: Self.time(max(word.end, word.start)))
+                    piece.audioTimeRange = range
+                    let trimmed = cleaned.trimmingCharacters(in: .whitespaces)
+                    if !trimmed.isEmpty {
+                        timed.append(Transcript.Word(start: range.start.seconds, end: range.end.seconds, word: trimmed,
+                                                     confidence: probability))
+                    }
                 }
-                if confidence { piece.transcriptionConfidence = min(max(word.probability, 0), 1) }
+                piece.transcriptionConfidence = probability
                 result += piece
             }
-            return result
+            return (result, timed)
         }
         var piece = AttributedString(clean(text ?? (words ?? []).map(\.word).joined(), first: true))
         if timeRangeAttributes {
             piece.audioTimeRange = CMTimeRange(start: Self.time(start), end: Self.time(max(end, start)))
         }
         if confidence, let value { piece.transcriptionConfidence = min(max(value, 0), 1) }
-        return piece
+        return (piece, [])
     }
 
     /// The session's first text loses Whisper's leading space; profanity is masked if asked.

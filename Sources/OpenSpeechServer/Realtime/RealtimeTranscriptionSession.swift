@@ -327,7 +327,7 @@ actor RealtimeTranscriptionSession {
         }
         let previous = lastTranscription
         let options = settings.options(configuration)
-        let (configuration, limiter, metrics, logger, output) = (configuration, limiter, metrics, logger, output)
+        let (configuration, metrics, logger, output) = (configuration, metrics, logger, output)
         let deltas = deltas ?? ItemDeltaStream(itemID: itemID, output: output)
         let task = ItemTranscription {
             await previous?.value
