@@ -32,18 +32,6 @@ public struct Transcript: Sendable, Codable, Equatable {
         /// The segment's language as the transcriber detected it (its result's `detectedLanguage`, Whisper's code);
         /// nil when the language was given.
         public var language: String?
-
-        /// The segment a result holds: its range, its text trimmed, the words it carries with `audioTimeRange` (and
-        /// their `transcriptionConfidence` when asked), its statistics and its detected language. Read from the
-        /// values the transcriber made the result from, not parsed back out of its attributed text.
-        public init(_ result: SpeechTranscriber.Result) {
-            start = result.range.start.seconds
-            end = result.range.end.seconds
-            text = String(result.text.characters).trimmingCharacters(in: .whitespaces)
-            words = result.words
-            statistics = result.segmentStatistics
-            language = result.language
-        }
     }
 
     /// The document formats a transcript can be written as: plain text, SubRip, WebVTT, JSON and tab-separated values.
@@ -101,5 +89,19 @@ public struct Transcript: Sendable, Codable, Equatable {
         let milliseconds = Int((max(seconds, 0) * 1000).rounded())
         let (h, m, s, ms) = (milliseconds / 3_600_000, milliseconds / 60_000 % 60, milliseconds / 1000 % 60, milliseconds % 1000)
         return String(format: "%02d:%02d:%02d%@%03d", h, m, s, comma ? "," : ".", ms)
+    }
+}
+
+extension Transcript.Segment {
+    /// The segment a result holds: its range, its text trimmed, the words it carries with `audioTimeRange` (and
+    /// their `transcriptionConfidence` when asked), its statistics and its detected language. Read from the
+    /// values the transcriber made the result from, not parsed back out of its attributed text.
+    public init(_ result: SpeechTranscriber.Result) {
+        start = result.range.start.seconds
+        end = result.range.end.seconds
+        text = String(result.text.characters).trimmingCharacters(in: .whitespaces)
+        words = result.words
+        statistics = result.segmentStatistics
+        language = result.language
     }
 }
