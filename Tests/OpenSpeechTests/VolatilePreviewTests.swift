@@ -37,7 +37,7 @@ import TestSupport
                 var started = Self.cpuSeconds()
                 let full = try session.decodeWindow(samples: window, previousTokens: [], timeOffset: 0, options: options)
                 fullCPU += Self.cpuSeconds() - started
-                // As `TranscriptionProcessor` decodes a preview.
+                // As `LocalAgreementStrategy` decodes a preview.
                 let decoding = PreviewDecoding()
                 var previewOptions = options
                 previewOptions.maxNewTokens = decoding.maxNewTokens(forSamples: window.count)

@@ -3,7 +3,7 @@ import SpeechEngine
 /// The LocalAgreement-2 policy of volatile transcription: a growing window of audio is decoded again at each step,
 /// and the words two consecutive decodings agree on (their common prefix) are committed, with the words after them
 /// that one decoding alone is sure of and heard well past (`settledContext`); the rest is shown as volatile. A pure
-/// value type over words with timeline times, tested without a model; `TranscriptionProcessor` wires it to the engine.
+/// value type over words with timeline times, tested without a model; `LocalAgreementStrategy` wires it to the engine.
 struct LocalAgreement: Sendable, Equatable {
     /// The last decoding's words after the committed ones.
     private(set) var pending: [Word] = []

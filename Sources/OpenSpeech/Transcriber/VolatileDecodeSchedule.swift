@@ -1,5 +1,5 @@
 /// When volatile transcription decodes its window: a pure value type over timeline samples and wall-clock seconds,
-/// tested without a model; `TranscriptionProcessor` asks it after each buffer.
+/// tested without a model; `LocalAgreementStrategy` asks it after each buffer.
 ///
 /// Two kinds of decoding, so that finals stay a function of the audio alone while volatile text keeps up:
 /// - **Agreement decodings**, every `agreementStep` of audio, whatever the machine's speed. Only their words go

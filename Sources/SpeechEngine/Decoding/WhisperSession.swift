@@ -9,7 +9,7 @@ public final class WhisperSession {
     private let melBuffer = Buffer()
     private var biasingCache: (phrases: [String], biasing: ContextualBiasing)?
     let melTables: LogMelSpectrogram.Tables
-    private static let framesPerSecond = 100.0, timePrecision = 0.02, inputStride = 2
+    static let framesPerSecond = 100.0, timePrecision = 0.02, inputStride = 2
 
     public init(model: WhisperModel, maxBeams: Int = 5) {
         self.model = model
@@ -63,131 +63,8 @@ public final class WhisperSession {
                              generator: SeededGenerator(seed: options.seed))
     }
 
-    private func sotSequence(_ language: String, _ options: TranscriptionOptions) -> [Int] {
+    func sotSequence(_ language: String, _ options: TranscriptionOptions) -> [Int] {
         model.tokenizer.sotSequence(language: language, task: options.task == .translate ? .translate : .transcribe)
-    }
-
-    /// Decodes the window of `frames` frames of `mel` at `state.seek` (with fallback, the previous text as prompt)
-    /// and moves the seek past what it transcribed. Returns the window's segments, times from the start of `mel`.
-    /// `speech`: a detector's speech (samples) within a range of `mel`'s samples, to cut the window where its text
-    /// steps over speech (`SkippedSpeech`).
-    func decodeLongFormWindow(_ mel: LogMelSpectrogram, frames segmentSize: Int, state: inout LongFormState,
-                              options: TranscriptionOptions, speech: ((Range<Int>) -> Int)? = nil) -> [Segment] {
-        let tokenizer = model.tokenizer
-        let seek = state.seek
-        let timeOffset = Double(seek) / Self.framesPerSecond
-        let segmentDuration = Double(segmentSize) / Self.framesPerSecond
-        encodeLongFormWindow(mel, count: segmentSize, state: &state, batchSize: options.encoderBatchSize)
-        if state.language == nil || (options.detectsLanguagePerWindow && options.language == nil && model.tokenizer.isMultilingual) {
-            let language = languageProbabilities().first?.language ?? "en"
-            if language != state.language {
-                // Text in another language as prompt pulls the decoder back into that language (it copies it).
-                if state.language != nil { state.promptResetSince = state.allTokens.count }
-                state.language = language
-                state.sotSequence = sotSequence(language, options)
-            }
-        }
-        let language = state.language ?? "en"
-
-        let previous = Array(state.allTokens[state.promptResetSince...])
-        let prompt = makePrompt(previous: previous, sotSequence: state.sotSequence, options: options)
-        var attempt = decodeWithFallback(state.decoding, prompt: prompt, options: options, generator: &state.generator)
-        func decodeWithoutPrevious() -> Attempt {
-            decodeWithFallback(state.decoding,
-                               prompt: makePrompt(previous: [], sotSequence: state.sotSequence, options: options),
-                               options: options, generator: &state.generator)
-        }
-
-        if isSilent(attempt.result, options: options) {
-            state.seek += segmentSize
-            return []
-        }
-        let split = {
-            self.splitByTimestamps($0, timeOffset: timeOffset, segmentSize: segmentSize,
-                                   segmentDuration: segmentDuration, seek: seek)
-        }
-        let sotSequence = state.sotSequence, lastSpeechTimestamp = state.lastSpeechTimestamp
-        // The window's segments, with word times when asked. Alternatives first: they are matched to the segments by
-        // the timestamps, which word times then refine.
-        let segmentsAndWords = { (result: WindowResult) in
-            var best = split(result.tokens)
-            if options.alternatives { self.addAlternatives(to: &best.segments, from: result) { split($0).segments } }
-            if options.wordTimestamps {
-                self.addWordTimestamps(&best.segments, sotSequence: sotSequence, language: language, options: options,
-                                       numFrames: segmentSize, seek: seek, lastSpeechTimestamp: lastSpeechTimestamp)
-            }
-            return best
-        }
-        var best = segmentsAndWords(attempt.result)
-        // Every segment made of words the audio cannot hold (`AnomalousWords`), after previous text: the model went on
-        // from its prompt, not from the audio. Decoded again without the previous text, which is taken when it writes
-        // words that are not anomalous without needing the temperature fallback; otherwise neither decoding heard
-        // words there, and the window is left out as one without speech.
-        let anomalous = { (pieces: [Piece]) in pieces.allSatisfy { AnomalousWords.isAnomalous($0.words ?? []) } }
-        if options.wordTimestamps, !previous.isEmpty, !best.segments.isEmpty, anomalous(best.segments) {
-            let retry = decodeWithoutPrevious()
-            let retried = segmentsAndWords(retry.result)
-            let taken = !isSilent(retry.result, options: options) && !retried.segments.isEmpty
-                && !anomalous(retried.segments) && !tookFallback(retry, options: options)
-            EngineLog.debug("window at frame \(seek): its words are anomalous; decoded again without the previous text: \(taken ? "taken" : "no words there, left out")")
-            guard taken else {
-                state.seek += segmentSize
-                return []
-            }
-            (attempt, best) = (retry, retried)
-        }
-        if let speech {
-            // Whisper stepped over a second or more of the detector's speech: decode again without the previous text
-            // when the text starts after it, else cut the window before the step (`SkippedSpeech`).
-            // Segments and words as heard (`SkippedSpeech.heard`: a word stretched over a sentence leaves it a gap).
-            let heard = { (pieces: [Piece]) in SkippedSpeech.heard(segments: pieces.map { ($0.start, $0.end, $0.words ?? []) }) }
-            let stepsOverStart = { (pieces: [Piece]) in
-                let (segments, words) = heard(pieces)
-                return SkippedSpeech.stepsOverStart(segments: segments, words: words, windowStart: seek,
-                                                    windowEnd: seek + segmentSize, speech: speech)
-            }
-            if !previous.isEmpty, stepsOverStart(best.segments) {
-                let retry = decodeWithoutPrevious()
-                let retried = segmentsAndWords(retry.result)
-                let taken = !stepsOverStart(retried.segments)
-                EngineLog.debug("window at frame \(seek): its text starts after speech; decoded again without the previous text: \(taken ? "taken" : "steps over it too, not taken")")
-                if taken { (attempt, best) = (retry, retried) }
-            }
-            let (segments, words) = heard(best.segments)
-            if let cut = SkippedSpeech.cut(segments: segments, words: words, windowStart: seek, windowEnd: seek + segmentSize,
-                                           nextSeek: best.seek, speech: speech) {
-                EngineLog.debug("window at frame \(seek): its text steps over speech after \(best.segments[cut.kept - 1].end) s; the next window starts there")
-                best.segments.removeLast(best.segments.count - cut.kept)
-                best.seek = cut.seek
-                best.singleTimestampEnding = false
-            }
-        }
-        state.seek = best.seek
-        let pieces = best.segments
-        if options.wordTimestamps {
-            let lastWordEnd = Self.lastEnd(pieces)
-            if !best.singleTimestampEnding, let end = lastWordEnd, end > timeOffset {
-                state.seek = Int((end * Self.framesPerSecond).rounded(.toNearestOrEven))
-            }
-            if let end = lastWordEnd { state.lastSpeechTimestamp = end }
-        }
-        var segments: [Segment] = []
-        for piece in pieces {
-            let text = tokenizer.decode(piece.tokens)
-            if piece.start == piece.end || text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { continue }
-            state.allTokens.append(contentsOf: piece.tokens)
-            state.segmentCount += 1
-            segments.append(Segment(
-                id: state.segmentCount, seek: seek, start: piece.start, end: piece.end, text: text,
-                tokens: piece.tokens, avgLogProb: attempt.averageLogProb,
-                compressionRatio: attempt.compressionRatio, noSpeechProb: attempt.result.noSpeechProb,
-                temperature: attempt.temperature, words: options.wordTimestamps ? piece.words : nil,
-                alternatives: piece.alternatives, language: language))
-        }
-        if !options.conditionOnPreviousText || attempt.temperature > options.promptResetOnTemperature {
-            state.promptResetSince = state.allTokens.count
-        }
-        return segments
     }
 
     // MARK: Incremental decoding (streaming)
@@ -266,7 +143,7 @@ public final class WhisperSession {
     }
 
     /// Language probabilities of the window last encoded, most likely first (one decoder step on the start token).
-    private func languageProbabilities() -> [(language: String, probability: Double)] {
+    func languageProbabilities() -> [(language: String, probability: Double)] {
         let tokenizer = model.tokenizer
         guard tokenizer.isMultilingual else { return [("en", 1)] }
         let logits = decoder.forward(tokens: [tokenizer.sot], start: 0, outputRows: [0])
@@ -313,7 +190,7 @@ public final class WhisperSession {
     /// Sets the decoder's memory to the encoding of the window of `count` frames at `state.seek`: one encoded ahead
     /// if the seek landed on it, else that window encoded now, with the full windows after it (`EncoderBatchPlan`)
     /// kept for later. Every window's encoding is the same as when encoded alone.
-    private func encodeLongFormWindow(_ mel: LogMelSpectrogram, count: Int, state: inout LongFormState, batchSize: Int) {
+    func encodeLongFormWindow(_ mel: LogMelSpectrogram, count: Int, state: inout LongFormState, batchSize: Int) {
         let plan = EncoderBatchPlan(batchSize: batchSize)
         if let index = plan.reusable(state.encodedAhead.map(\.window), seek: state.seek, count: count) {
             let encoding = state.encodedAhead[index].encoding
@@ -421,7 +298,7 @@ public final class WhisperSession {
         return []
     }
 
-    private func makePrompt(previous: [Int], sotSequence: [Int], options: TranscriptionOptions) -> [Int] {
+    func makePrompt(previous: [Int], sotSequence: [Int], options: TranscriptionOptions) -> [Int] {
         var prompt: [Int] = []
         let half = model.dimensions.textContext / 2
         if !previous.isEmpty {
@@ -435,7 +312,7 @@ public final class WhisperSession {
 
     /// Whether a window's decoding found no speech: its no-speech probability above the threshold and its text
     /// improbable (faster-whisper's rule for leaving a window out).
-    private func isSilent(_ result: WindowResult, options: TranscriptionOptions) -> Bool {
+    func isSilent(_ result: WindowResult, options: TranscriptionOptions) -> Bool {
         guard let threshold = options.noSpeechThreshold, result.noSpeechProb > threshold else { return false }
         return options.logProbThreshold.map { result.averageLogProb <= $0 } ?? true
     }
@@ -446,7 +323,7 @@ public final class WhisperSession {
     }
 
     /// Whether `attempt` took the temperature fallback (was not decoded at the first temperature).
-    private func tookFallback(_ attempt: Attempt, options: TranscriptionOptions) -> Bool {
+    func tookFallback(_ attempt: Attempt, options: TranscriptionOptions) -> Bool {
         attempt.temperature != Self.temperatures(options)[0]
     }
 
@@ -458,7 +335,7 @@ public final class WhisperSession {
     }
 
     /// Decodes at each temperature in turn until the output is neither too repetitive nor too improbable.
-    private func decodeWithFallback(_ decoding: WindowDecoding, prompt: [Int], options: TranscriptionOptions,
+    func decodeWithFallback(_ decoding: WindowDecoding, prompt: [Int], options: TranscriptionOptions,
                                     generator: inout SeededGenerator) -> Attempt {
         var all: [Attempt] = [], belowThreshold: [Attempt] = []
         let temperatures = Self.temperatures(options)
@@ -511,7 +388,7 @@ public final class WhisperSession {
     }
 
     /// Splits a window's tokens at pairs of timestamps (faster-whisper's `_split_segments_by_timestamps`).
-    private func splitByTimestamps(_ tokens: [Int], timeOffset: Double, segmentSize: Int, segmentDuration: Double,
+    func splitByTimestamps(_ tokens: [Int], timeOffset: Double, segmentSize: Int, segmentDuration: Double,
                                    seek: Int, keepUnfinished: Bool = false)
         -> (segments: [Piece], seek: Int, singleTimestampEnding: Bool) {
         let begin = model.tokenizer.timestampBegin
@@ -554,12 +431,12 @@ public final class WhisperSession {
     }
 
     /// faster-whisper's `get_end`: the end of the last word, else of the last segment.
-    private static func lastEnd(_ pieces: [Piece]) -> Double? {
+    static func lastEnd(_ pieces: [Piece]) -> Double? {
         for piece in pieces.reversed() { if let word = piece.words?.last { return word.end } }
         return pieces.last?.end
     }
 
-    private func addWordTimestamps(_ pieces: inout [Piece], sotSequence: [Int], language: String,
+    func addWordTimestamps(_ pieces: inout [Piece], sotSequence: [Int], language: String,
                                    options: TranscriptionOptions, numFrames: Int, seek: Int,
                                    lastSpeechTimestamp: Double) {
         _ = WordTimestamps.add(to: &pieces, decoder: decoder, tokenizer: model.tokenizer, sotSequence: sotSequence,
