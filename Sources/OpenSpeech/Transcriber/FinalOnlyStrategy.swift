@@ -16,8 +16,8 @@ final class FinalOnlyStrategy: TranscriptionStrategy {
     /// Final text so far (its tail): the model's prompt for what follows.
     private var promptText: String
     private(set) var finalThrough: Int64 = 0
-    /// Samples given to the engine (with a detector, only its speech).
-    private(set) var samplesTranscribed = 0
+    /// Samples the streams ended by a skip gave the engine.
+    private var samplesOfEndedStreams = 0
 
     init(session: WhisperSession, settings: TranscriptionProcessor.Settings, prompt: ContextPrompt,
          speechRegions: SpeechRegionLog?, output: @escaping (SpeechTranscriber.Result) -> Void) {
@@ -32,24 +32,22 @@ final class FinalOnlyStrategy: TranscriptionStrategy {
 
     func append(_ samples: [Float], at start: Int64) throws {
         let stream = self.stream ?? started(at: start)
-        let before = stream.samplesTranscribed
-        let segments = try stream.append(samples)
-        samplesTranscribed += stream.samplesTranscribed - before
-        emit(segments)
+        emit(try stream.append(samples))
     }
 
     func finalize(through end: Int64) throws {
         guard let stream else { return }
-        let before = stream.samplesTranscribed
-        let segments = try stream.finish(at: end)
-        samplesTranscribed += stream.samplesTranscribed - before
-        emit(segments)
+        emit(try stream.finish(at: end))
         try stream.resume(prompt: prompt.tokens(after: promptText))
     }
 
     func skip(to start: Int64) {
+        samplesOfEndedStreams += stream?.samplesTranscribed ?? 0
         stream = nil
     }
+
+    /// Samples given to the engine (with a detector, only its speech).
+    var samplesTranscribed: Int { samplesOfEndedStreams + (stream?.samplesTranscribed ?? 0) }
 
     func cancel(before start: Int64) {
         guard let stream else { return }
