@@ -2,9 +2,11 @@ import Foundation
 import OpenSpeech
 import SpeechAssets
 
-/// The `model` field's rule, one for the REST routes and Realtime sessions: OpenAI's model names (or none) mean the
-/// server's default model when it speaks the language, else the language's catalog default; a catalog id must name
-/// a transcription model that speaks the language. Each caller words the refusal in its own protocol's errors.
+/// The `model` field's rule: OpenAI's model names (or none) mean the server's default model (both routes). A Realtime
+/// session, which names its one model up front, resolves it here (`modelID(requested:locale:configuration:)`): the
+/// server's default when it speaks the language, else the language's catalog default; a catalog id must name a
+/// transcription model that speaks the language. The REST routes leave the choice to the library's plan
+/// (`TranscriptionRequest`). Each caller words the refusal in its own protocol's errors.
 enum ServedModel {
     /// OpenAI's model names, all served by the server's default model.
     static let openAINames: Set<String> = ["whisper-1", "gpt-4o-transcribe", "gpt-4o-mini-transcribe"]

@@ -12,6 +12,10 @@ struct TranscriptionRequest: Sendable {
     }
 
     var task: Operation
+    /// The model named: a catalog id, the server's default for an OpenAI name or none, or nil when the library's
+    /// plan chooses (the language's model, or a multilingual one to detect or translate with).
+    var requestedModelID: String?
+    /// The model that runs, as the library's plan decides it for this request and the models installed now.
     var modelID: String
     var locale: Locale
     var format: ResponseFormat
@@ -28,9 +32,6 @@ struct TranscriptionRequest: Sendable {
     /// Translation without a language, or transcription without one on a server that detects it: the language is
     /// detected in the upload's first speech.
     var detectsLanguage = false
-    /// Detection with no model named: the library picks the model for the language detected (`modelID` is then
-    /// the model that detects).
-    var choosesModelByLanguage = false
 
     init(_ upload: MultipartUpload, task: Operation, configuration: ServerConfiguration) throws {
         self.task = task
@@ -48,63 +49,47 @@ struct TranscriptionRequest: Sendable {
         } else {
             self.locale = configuration.defaultLocale
         }
-        let whisperLanguage = LocaleModelResolver.whisperLanguage(of: locale) ?? "en"
-        // Translation (Whisper's translate task: any language to English) needs a multilingual model; without a
-        // language the model detects it.
-        let multilingual = catalog.models.filter { $0.isTranscriptionModel && $0.languages.count > 1 }
-            .min { ($0.size, $0.id) < ($1.size, $1.id) }
+        // Translation (Whisper's translate task: any language to English) without a language detects it; so does
+        // transcription on a server that detects languages.
         detectsLanguage = language == nil && (task == .translate || configuration.detectsLanguage)
 
-        // Model: a catalog id, or an alias / nothing for the default.
+        // Model: a catalog id, or an OpenAI name / nothing for the server's default when it fits the request. Which
+        // model runs otherwise is the library's plan, as for every front end.
         let requested = upload.field("model")?.trimmingCharacters(in: .whitespaces) ?? ""
-        if task == .translate {
-            if !ServedModel.meansDefault(requested) && catalog.model(requested)?.isTranscriptionModel != true {
-                throw APIError.unknownModel(requested)
+        let whisperLanguage = LocaleModelResolver.whisperLanguage(of: locale) ?? "en"
+        if ServedModel.meansDefault(requested) {
+            let fallback = configuration.defaultModelID.flatMap(catalog.model)
+            let fits: Bool = switch fallback {
+            case nil: false
+            case let model? where task == .translate: model.languages.count > 1
+            case let model? where detectsLanguage: model.isTranscriptionModel
+            case let model?: model.languages.contains(whisperLanguage)
             }
-            let named = ServedModel.meansDefault(requested) ? configuration.defaultModelID : requested
-            if let named, let model = catalog.model(named), model.isTranscriptionModel, model.languages.count > 1 {
-                modelID = named
-            } else if !ServedModel.meansDefault(requested) && catalog.model(requested) != nil {
-                throw APIError(.badRequest, "The model `\(requested)` is English-only and cannot translate; translation "
-                               + "needs a multilingual model such as \(multilingual?.id ?? "whisper-base").",
-                               param: "model", code: "unsupported_model")
-            } else if let multilingual {
-                modelID = multilingual.id
-            } else {
-                throw APIError(.badRequest, "This server's catalog has no multilingual model to translate with.",
-                               param: "model", code: "unsupported_model")
-            }
-        } else if detectsLanguage && ServedModel.meansDefault(requested) && configuration.defaultModelID == nil {
-            guard let multilingual else {
-                throw APIError(.badRequest, "This server's catalog has no multilingual model to detect the language "
-                               + "with; give the `language` field.", param: "language", code: "unsupported_language")
-            }
-            let installed = Set(configuration.store.installedModelIDs)
-            modelID = catalog.models.filter { $0.isTranscriptionModel && $0.languages.count > 1 }
-                .min { (installed.contains($0.id) ? 0 : 1, $0.size) < (installed.contains($1.id) ? 0 : 1, $1.size) }?.id
-                ?? multilingual.id
-            choosesModelByLanguage = true
+            requestedModelID = fits ? fallback?.id : nil
         } else {
-            switch ServedModel.modelID(requested: requested, locale: locale, configuration: configuration) {
-            case .success(let id):
-                modelID = id
-            case .failure(.unknownModel):
+            guard let model = catalog.model(requested), model.isTranscriptionModel else {
                 throw APIError.unknownModel(requested)
-            case .failure(.noModelForLanguage):
-                throw APIError(.badRequest, "No model transcribes \(locale.identifier).", param: "language",
-                               code: "unsupported_language")
-            case .failure(.languageNotSpoken(let languages)):
-                throw APIError(.badRequest, "The model `\(requested)` does not transcribe \(whisperLanguage); its "
-                               + "languages: \(languages.joined(separator: ", ")).", param: "language",
-                               code: "unsupported_language")
             }
+            if task == .translate && model.languages.count < 2 {
+                let multilingual = try? FileTranscriber(options: .init(locale: locale, task: .translate),
+                                                        store: configuration.store).transcriptionModelID()
+                throw APIError(.badRequest, "The model `\(requested)` is English-only and cannot translate; translation "
+                               + "needs a multilingual model such as \(multilingual ?? "whisper-base").",
+                               param: "model", code: "unsupported_model")
+            }
+            if !detectsLanguage && !model.languages.contains(whisperLanguage) {
+                throw APIError(.badRequest, "The model `\(requested)` does not transcribe \(whisperLanguage); its "
+                               + "languages: \(model.languages.prefix(10).joined(separator: ", ")).",
+                               param: "language", code: "unsupported_language")
+            }
+            requestedModelID = requested
         }
-
         // An English-only model named (or the server's default) transcribes whatever the language: detection would
         // only warn, and the server has no one to warn.
-        if task == .transcribe && !choosesModelByLanguage, let model = catalog.model(modelID), model.languages == ["en"] {
+        if task == .transcribe, let id = requestedModelID, catalog.model(id)?.languages == ["en"] {
             detectsLanguage = false
         }
+        modelID = ""
 
         let formatName = upload.field("response_format")?.trimmingCharacters(in: .whitespaces) ?? "json"
         guard let format = ResponseFormat(rawValue: formatName.isEmpty ? "json" : formatName) else {
@@ -137,12 +122,29 @@ struct TranscriptionRequest: Sendable {
         } catch {
             throw APIError(.badRequest, error.message, param: "hotwords", code: "invalid_value")
         }
+        modelID = try Self.plannedModelID(options(configuration), configuration: configuration)
+    }
+
+    /// The model the library's plan runs for `options` (with detection, the one that hears the language), its
+    /// refusals as the API's errors.
+    private static func plannedModelID(_ options: FileTranscriber.Options, configuration: ServerConfiguration) throws -> String {
+        do {
+            return try FileTranscriber(options: options, store: configuration.store).transcriptionModelID()
+        } catch ModelAssetError.unknownModel(let id, _) {
+            throw APIError.unknownModel(id)
+        } catch let error as SFSpeechError where error.code == .noModel {
+            throw APIError(.badRequest, "This server's catalog has no multilingual model to detect the language with; "
+                           + "give the `language` field.", param: "language", code: "unsupported_language")
+        } catch is SFSpeechError {
+            throw APIError(.badRequest, "No model transcribes \(options.locale.identifier).", param: "language",
+                           code: "unsupported_language")
+        }
     }
 
     /// The library's options for this request.
     func options(_ configuration: ServerConfiguration) -> FileTranscriber.Options {
         FileTranscriber.Options(
-            locale: locale, modelID: choosesModelByLanguage ? nil : modelID, beamSize: configuration.beamSize,
+            locale: locale, modelID: requestedModelID, beamSize: configuration.beamSize,
             wordTimestamps: (wordTimestamps && format == .verboseJSON) || format == .srt || format == .vtt,
             detectsSpeech: configuration.detectsSpeech, computeType: configuration.computeType,
             contextualStrings: hotwords, prompt: prompt, temperatures: temperature.flatMap { $0 > 0 ? [$0] : nil },
