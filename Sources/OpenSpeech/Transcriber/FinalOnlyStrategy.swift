@@ -5,7 +5,7 @@ import SpeechEngine
 /// speech a detector beside the transcriber found), whose segments become final results as their windows are
 /// decoded. A skip in the timeline ends the stream; the next audio starts another, prompted with the text so far.
 final class FinalOnlyStrategy: TranscriptionStrategy {
-    private let session: WhisperSession
+    private let session: any LongFormDecoder
     private let settings: TranscriptionProcessor.Settings
     private let prompt: ContextPrompt
     private var results: TranscriptionResultBuilder
@@ -19,7 +19,7 @@ final class FinalOnlyStrategy: TranscriptionStrategy {
     /// Samples the streams ended by a skip gave the engine.
     private var samplesOfEndedStreams = 0
 
-    init(session: WhisperSession, settings: TranscriptionProcessor.Settings, prompt: ContextPrompt,
+    init(session: any LongFormDecoder, settings: TranscriptionProcessor.Settings, prompt: ContextPrompt,
          speechRegions: SpeechRegionLog?, output: @escaping (SpeechTranscriber.Result) -> Void) {
         self.session = session
         self.settings = settings

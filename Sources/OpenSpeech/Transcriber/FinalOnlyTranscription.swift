@@ -1,16 +1,16 @@
 import SpeechEngine
 
 /// Final-only transcription of an analyzer's audio, wired to the engine: the timeline's audio (all of it, or the
-/// stretches `SpeechSpanSelection` chooses from a detector's regions) goes into one `LongFormTranscription`, one
-/// stretch after the other, and its segments come back with timeline times (`StreamTimeline`).
+/// stretches `SpeechSpanSelection` chooses from a detector's regions) goes into one `LongFormStream` of the model
+/// family's engine (Whisper's: `LongFormTranscription`), one stretch after the other, and its segments come back with timeline times (`StreamTimeline`).
 ///
 /// The engine decodes a 30 s window only when all its audio has arrived, so results depend on the audio, the model
 /// and the options alone, not on buffer sizes or pacing; nothing is dropped at any boundary, and memory stays
 /// bounded (the audio kept is the next window's). Owned by one actor (not `Sendable`, like the session it drives).
 final class FinalOnlyTranscription {
-    private let session: WhisperSession
+    private let session: any LongFormDecoder
     private let options: TranscriptionOptions
-    private var stream: LongFormTranscription
+    private var stream: any LongFormStream
     private var timeline = StreamTimeline()
     /// After `finish(at:)`: the audio received after the end, for the next stream (`resume(prompt:)`).
     private var rest: (samples: [Float], ranges: [Range<Int64>])?
@@ -28,7 +28,7 @@ final class FinalOnlyTranscription {
 
     /// A transcription of the audio from timeline sample `start` on.
     /// `prompt`: token ids of the text before (and the context's words).
-    init(session: WhisperSession, options: TranscriptionOptions, start: Int64, regions: SpeechRegionLog?,
+    init(session: any LongFormDecoder, options: TranscriptionOptions, start: Int64, regions: SpeechRegionLog?,
          prompt: [Int]) {
         self.session = session
         self.options = options
@@ -232,10 +232,10 @@ final class FinalOnlyTranscription {
         }
     }
 
-    private static func makeStream(_ session: WhisperSession, _ options: TranscriptionOptions,
-                                   _ prompt: [Int]) -> LongFormTranscription {
+    private static func makeStream(_ session: any LongFormDecoder, _ options: TranscriptionOptions,
+                                   _ prompt: [Int]) -> any LongFormStream {
         var options = options
         options.initialPromptTokens = prompt
-        return LongFormTranscription(session: session, options: options)
+        return session.longFormStream(options: options)
     }
 }

@@ -6,10 +6,10 @@ import SpeechEngine
 /// volatile previews at another precision (`PreviewDecoding.computeType`), the previews' own. Acquired when the
 /// analyzer prepares the transcriber, released once when it finishes.
 struct ModelLease {
-    /// The session results are decoded with.
-    let session: WhisperSession
+    /// The session results are decoded with (the strategies know it only as a model family's engine).
+    let session: any WindowDecoder & LongFormDecoder
     /// Volatile previews' own session (nil: previews use `session`).
-    let previewSession: WhisperSession?
+    let previewSession: (any WindowDecoder)?
     private let keys: [ModelCache.Key]
 
     /// Loads (or shares) the model the plan for `settings` runs (`TranscriptionPlan`: the detecting model when the
@@ -37,7 +37,7 @@ struct ModelLease {
             throw TranslationRefusal.error(modelID: id, catalog: store.catalog)
         }
         var keys = [key]
-        var previewSession: WhisperSession?
+        var previewSession: (any WindowDecoder)?
         if settings.volatile, settings.previewSeconds != nil, let preview = settings.previewDecoding,
            let type = preview.computeType(forSession: settings.computeType) {
             let previewKey = ModelCache.Key(directory: directory, computeType: type, threads: settings.threads)

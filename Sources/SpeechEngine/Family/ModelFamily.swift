@@ -1,0 +1,48 @@
+/// What the transcriber (`OpenSpeech`'s final-only and volatile strategies) needs of a model family's loaded model,
+/// at the level of windows and streams: a family conforms its session to these, and nothing above the engine names
+/// the family. Whisper's `WhisperSession` is the first conformer (`WhisperFamily.swift`); the transcriber's tests
+/// drive the strategies with scripted conformers, without weights. Sessions are owned by one actor at a time (not
+/// `Sendable`).
+public protocol TranscriptionEngine: AnyObject {
+    /// Whether the model hears (and names) many languages: only then are a language and a task given to it.
+    var isMultilingual: Bool { get }
+    /// The token ids of `text`, for prompts (the text before, the context's words).
+    func encode(_ text: String) -> [Int]
+}
+
+/// Live (volatile) transcription: a window of at most 30 s decoded after a prompt, again and again as audio
+/// arrives, and the language of some speech.
+public protocol WindowDecoder: TranscriptionEngine {
+    /// The window's segments, with times shifted by `timeOffset` seconds. `encodedPositions`: encode only that many
+    /// of the encoder's positions (a shorter window costs less; nil: the whole 30 s).
+    func decodeWindow(samples: [Float], previousTokens: [Int], timeOffset: Double, options: TranscriptionOptions,
+                      encodedPositions: Int?) throws -> [Segment]
+    /// Languages and their probabilities for `samples`, most likely first.
+    func detectLanguage(samples: [Float], encodedPositions: Int?) throws -> [(language: String, probability: Double)]
+}
+
+/// Final-only transcription: audio of any length streamed in, segments out as each stretch is decoded for good.
+public protocol LongFormDecoder: TranscriptionEngine {
+    /// A new stream, its prompt in `options.initialPromptTokens`.
+    func longFormStream(options: TranscriptionOptions) -> any LongFormStream
+}
+
+/// One stream of 16 kHz audio decoded as it arrives, in stream positions (samples since its start). Results depend
+/// only on the audio, the model and the options, never on how the audio was cut into calls.
+public protocol LongFormStream: AnyObject {
+    /// The language of the speech (detected in the first window when the options name none; nil before).
+    var language: String? { get }
+    /// The stream position through which the audio has been decoded for good.
+    var decodedThrough: Int { get }
+    /// Asked of each stretch about to be decoded: whether its segments need word times (nil: the options decide).
+    var wordTimestampsWhere: ((Range<Int>) -> Bool)? { get set }
+    /// The samples of speech (a detector's) in a range of stream positions (nil: none known); a stream may use it
+    /// to check that its words do not step over speech.
+    var speechSamples: ((Range<Int>) -> Int)? { get set }
+    /// Audio after the audio so far.
+    func append(_ samples: [Float]) throws
+    /// Ends the stream's audio at stream position `position`; returns the samples received after it.
+    func finish(at position: Int) -> [Float]
+    /// The segments now final (none until a window's audio has all arrived, or the stream is finished).
+    func decodeAvailable() throws -> [Segment]
+}
