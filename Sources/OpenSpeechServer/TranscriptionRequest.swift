@@ -89,7 +89,7 @@ struct TranscriptionRequest: Sendable {
         if task == .transcribe, let id = requestedModelID, catalog.model(id)?.languages == ["en"] {
             detectsLanguage = false
         }
-        modelID = ""
+        modelID = ""  // the plan's, set last: it reads every option below
 
         let formatName = upload.field("response_format")?.trimmingCharacters(in: .whitespaces) ?? "json"
         guard let format = ResponseFormat(rawValue: formatName.isEmpty ? "json" : formatName) else {
