@@ -2,7 +2,8 @@ import SpeechEngine
 
 /// Final-only transcription of an analyzer's audio, wired to the engine: the timeline's audio (all of it, or the
 /// stretches `SpeechSpanSelection` chooses from a detector's regions) goes into one `LongFormStream` of the model
-/// family's engine (Whisper's: `LongFormTranscription`), one stretch after the other, and its segments come back with timeline times (`StreamTimeline`).
+/// family's engine (Whisper's: `LongFormTranscription`), one stretch after the other, and its segments come back with
+/// timeline times (`StreamTimeline`).
 ///
 /// The engine decodes a 30 s window only when all its audio has arrived, so results depend on the audio, the model
 /// and the options alone, not on buffer sizes or pacing; nothing is dropped at any boundary, and memory stays
