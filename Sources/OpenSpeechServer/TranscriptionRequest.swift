@@ -15,8 +15,6 @@ struct TranscriptionRequest: Sendable {
     /// The model named: a catalog id, the server's default for an OpenAI name or none, or nil when the library's
     /// plan chooses (the language's model, or a multilingual one to detect or translate with).
     var requestedModelID: String?
-    /// The model that runs, as the library's plan decides it for this request and the models installed now.
-    var modelID: String
     var locale: Locale
     var format: ResponseFormat
     var wordTimestamps: Bool
@@ -89,7 +87,6 @@ struct TranscriptionRequest: Sendable {
         if task == .transcribe, let id = requestedModelID, catalog.model(id)?.languages == ["en"] {
             detectsLanguage = false
         }
-        modelID = ""  // the plan's, set last: it reads every option below
 
         let formatName = upload.field("response_format")?.trimmingCharacters(in: .whitespaces) ?? "json"
         guard let format = ResponseFormat(rawValue: formatName.isEmpty ? "json" : formatName) else {
@@ -122,12 +119,14 @@ struct TranscriptionRequest: Sendable {
         } catch {
             throw APIError(.badRequest, error.message, param: "hotwords", code: "invalid_value")
         }
-        modelID = try Self.plannedModelID(options(configuration), configuration: configuration)
+        // A request no model serves is refused now, before its upload is transcribed.
+        _ = try plannedModelID(configuration)
     }
 
-    /// The model the library's plan runs for `options` (with detection, the one that hears the language), its
-    /// refusals as the API's errors.
-    private static func plannedModelID(_ options: FileTranscriber.Options, configuration: ServerConfiguration) throws -> String {
+    /// The model the library's plan runs for this request with the models installed now (with detection, the one
+    /// that hears the language); its refusals as the API's errors.
+    func plannedModelID(_ configuration: ServerConfiguration) throws -> String {
+        let options = self.options(configuration)
         do {
             return try FileTranscriber(options: options, store: configuration.store).transcriptionModelID()
         } catch ModelAssetError.unknownModel(let id, _) {

@@ -82,7 +82,7 @@ struct TranscriptionRoutes: Sendable {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
         metrics.transcribed(audioSeconds: transcript.duration, processingSeconds: seconds)
         logger.info("transcribed", metadata: [
-            "model": .string(request.modelID), "audio_seconds": .stringConvertible(transcript.duration),
+            "model": .string(transcript.model ?? ""), "audio_seconds": .stringConvertible(transcript.duration),
             "processing_seconds": .stringConvertible(seconds),
         ])
         return transcript

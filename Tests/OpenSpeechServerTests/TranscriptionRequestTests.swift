@@ -8,13 +8,16 @@ import TestSupport
 /// plan runs, or the API's error for a request no model serves, with the test home's models installed (whisper-base,
 /// multilingual; whisper-tiny.en, English-only).
 @Suite struct TranscriptionRequestTests {
+    /// The request `fields` make, and the model its plan runs.
     static func request(_ fields: [String: String], task: TranscriptionRequest.Operation = .transcribe,
-                        defaultModel: String? = nil, detects: Bool = false) throws -> TranscriptionRequest {
+                        defaultModel: String? = nil,
+                        detects: Bool = false) throws -> (request: TranscriptionRequest, modelID: String) {
         let configuration = ServerConfiguration(defaultModelID: defaultModel, store: ModelStore(home: TestModels.home),
                                                 detectsLanguage: detects)
         let upload = MultipartUpload(fields: fields.mapValues { [$0] }, file: nil, folder: Lease {},
                                      directory: FileManager.default.temporaryDirectory)
-        return try TranscriptionRequest(upload, task: task, configuration: configuration)
+        let request = try TranscriptionRequest(upload, task: task, configuration: configuration)
+        return (request, try request.plannedModelID(configuration))
     }
 
     /// The API error code `fields` are refused with (nil: accepted).
@@ -41,13 +44,14 @@ import TestSupport
         #expect(try Self.request(["model": "whisper-1", "language": "fr"], defaultModel: "whisper-tiny.en").modelID == "whisper-base")
         // Translation with an English-only default: the installed multilingual model, the language detected.
         let translation = try Self.request([:], task: .translate, defaultModel: "whisper-tiny.en")
-        #expect(translation.modelID == "whisper-base" && translation.detectsLanguage)
+        #expect(translation.modelID == "whisper-base" && translation.request.detectsLanguage)
         // Detection with no model named: the multilingual model hears the language, the plan picks the one to write it.
         let detected = try Self.request([:], detects: true)
-        #expect(detected.modelID == "whisper-base" && detected.requestedModelID == nil && detected.detectsLanguage)
+        #expect(detected.modelID == "whisper-base" && detected.request.requestedModelID == nil
+                && detected.request.detectsLanguage)
         // An English-only model named on a detecting server writes English without detection.
         let english = try Self.request(["model": "whisper-tiny.en"], detects: true)
-        #expect(english.modelID == "whisper-tiny.en" && !english.detectsLanguage)
+        #expect(english.modelID == "whisper-tiny.en" && !english.request.detectsLanguage)
     }
 
     @Test("requests no model serves get the API's codes")
