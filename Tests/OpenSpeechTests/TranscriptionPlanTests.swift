@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import OpenSpeech
 import SpeechAssets
+import SpeechEngine
 
 /// The transcription decided once (issue 42): `TranscriptionPlan` as a table of what was asked and what is installed
 /// against the model that runs, how the language is decided and what must be installed. No model is loaded.
@@ -83,5 +84,14 @@ import SpeechAssets
         #expect(throws: ModelAssetError.self) { try Self.plan(model: "base", installed: Self.all) }
         #expect(throws: SFSpeechError.self) { try Self.plan(model: "whisper-tiny.en", task: .translate, installed: Self.all) }
         #expect(throws: SFSpeechError.self) { try Self.plan(Locale(identifier: "tlh"), installed: Self.all) }
+    }
+
+    @Test("every model the plan may choose is of a family the engine loads, and the engine's families are the catalog's")
+    func familiesLoad() {
+        let families = Set(SpeechModelFamily.allCases.map(\.rawValue))
+        #expect(CatalogModel.transcriptionFamilies == families)
+        for model in Self.catalog.models where model.isTranscriptionModel {
+            #expect(SpeechModelFamily(rawValue: model.family) != nil, "\(model.id): \(model.family)")
+        }
     }
 }

@@ -420,8 +420,8 @@ public struct FileTranscriber: Sendable {
         Task {
             guard let plan = try? plan(), let language = options.locale.language.languageCode?.identifier else { return nil }
             let id = plan.modelID(forDetected: language)
-            guard let directory = store.installedDirectory(for: id) else { return nil }
-            let key = ModelCache.Key(directory: directory, computeType: options.effectiveComputeType, threads: options.threads)
+            guard let key = try? ModelCache.Key(installed: id, store: store, computeType: options.effectiveComputeType,
+                                                threads: options.threads) else { return nil }
             guard (try? await ModelCache.shared.acquire(key, retention: .processLifetime)) != nil else { return nil }
             return key
         }

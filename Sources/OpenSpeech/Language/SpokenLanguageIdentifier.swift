@@ -29,7 +29,8 @@ actor SpokenLanguageIdentifier {
             throw SFSpeechError(.noModel, "Language detection needs the multilingual model \(modelID), which is not "
                 + "installed. Install it with `openspeech models install \(modelID)`, or give the language.")
         }
-        let key = ModelCache.Key(directory: directory, computeType: computeType, threads: threads)
+        // Language detection is Whisper's (the one family that names languages).
+        let key = ModelCache.Key(family: .whisper, directory: directory, computeType: computeType, threads: threads)
         return try DetectionModelCache.shared.withSession(key) { session in
             try identify(input, session: session, detectsSpeech: detectsSpeech, store: store)
         }

@@ -1,33 +1,35 @@
 import Foundation
+import SpeechAssets
 import SpeechAudio
 import SpeechEngine
 
-/// The process-wide cache of loaded Whisper models, shared by every session, honouring each session's
-/// `ModelRetention`: a model stays loaded while a session uses it, then for `lingeringSeconds` (`.lingering`)
-/// or until `endRetention()` (`.processLifetime`).
+/// The process-wide cache of loaded models (of any family the engine runs), shared by every session, honouring each
+/// session's `ModelRetention`: a model stays loaded while a session uses it, then for `lingeringSeconds`
+/// (`.lingering`) or until `endRetention()` (`.processLifetime`).
 actor ModelCache {
     static let shared = ModelCache()
     static let lingeringSeconds: Double = 60
 
     private struct Entry {
-        var model: WhisperModel
+        var model: any SpeechModel
         var users = 0
         var retention: SpeechAnalyzer.Options.ModelRetention = .whileInUse
         var generation = 0
     }
 
-    /// A model folder loaded at a compute type, its work spread over `threads` (nil: the engine's default).
+    /// A model folder of a family loaded at a compute type, its work spread over `threads` (nil: the engine's default).
     struct Key: Hashable, Sendable {
+        var family: SpeechModelFamily
         var directory: URL
         var computeType: ComputeType
         var threads: Int?
     }
 
     private var entries: [Key: Entry] = [:]
-    private var loading: [Key: Task<WhisperModel, any Error>] = [:]
+    private var loading: [Key: Task<any SpeechModel, any Error>] = [:]
 
     /// The model in `key.directory` at `key.computeType`, loaded once however many sessions ask at the same time.
-    func acquire(_ key: Key, retention: SpeechAnalyzer.Options.ModelRetention) async throws -> WhisperModel {
+    func acquire(_ key: Key, retention: SpeechAnalyzer.Options.ModelRetention) async throws -> any SpeechModel {
         if var entry = entries[key] {
             entry.users += 1
             entry.retention = strongest(entry.retention, retention)
@@ -38,11 +40,11 @@ actor ModelCache {
         // A load converts and packs every weight (tenths of a second for whisper-tiny, seconds for the large models).
         let task = loading[key] ?? Task {
             try await offCooperativePool(qos: .userInitiated) {
-                try WhisperModel(directory: key.directory, threads: key.threads, computeType: key.computeType)
+                try key.family.load(directory: key.directory, threads: key.threads, computeType: key.computeType)
             }
         }
         loading[key] = task
-        let model: WhisperModel
+        let model: any SpeechModel
         do {
             model = try await task.value
         } catch {
@@ -96,5 +98,19 @@ actor ModelCache {
                            _ b: SpeechAnalyzer.Options.ModelRetention) -> SpeechAnalyzer.Options.ModelRetention {
         let order: [SpeechAnalyzer.Options.ModelRetention] = [.whileInUse, .lingering, .processLifetime]
         return order.firstIndex(of: a)! >= order.firstIndex(of: b)! ? a : b
+    }
+}
+
+extension ModelCache.Key {
+    /// The key of the installed model `id` (its family the catalog's), nil when it is not installed. Throws
+    /// `SFSpeechError(.noModel)` for a model of a family this build's engine does not run.
+    init?(installed id: String, store: ModelStore, computeType: ComputeType, threads: Int?) throws {
+        guard let directory = store.installedDirectory(for: id) else { return nil }
+        let name = store.catalog.model(id)?.family ?? SpeechModelFamily.whisper.rawValue
+        guard let family = SpeechModelFamily(rawValue: name) else {
+            throw SFSpeechError(.noModel, "The model \(id) is of the family \(name), which this build of OpenSpeech does "
+                + "not run (it runs \(SpeechModelFamily.allCases.map(\.rawValue).joined(separator: ", "))).")
+        }
+        self.init(family: family, directory: directory, computeType: computeType, threads: threads)
     }
 }

@@ -26,13 +26,13 @@ struct ModelLease {
             throw SFSpeechError(.noModel, error.description)
         }
         let id = plan.modelID
-        guard let directory = store.installedDirectory(for: id) else {
+        guard let key = try ModelCache.Key(installed: id, store: store, computeType: settings.computeType,
+                                           threads: settings.threads) else {
             throw SFSpeechError(.noModel, "The model \(id) for \(settings.locale.identifier(.bcp47)) is not installed. "
                 + "Install it with AssetInventory.assetInstallationRequest(supporting:) or `openspeech models install \(id)`.")
         }
-        let key = ModelCache.Key(directory: directory, computeType: settings.computeType, threads: settings.threads)
         let model = try await ModelCache.shared.acquire(key, retention: retention)
-        if settings.task == .translate && !model.tokenizer.isMultilingual {
+        if settings.task == .translate && !model.isMultilingual {
             await ModelCache.shared.release(key)
             throw TranslationRefusal.error(modelID: id, catalog: store.catalog)
         }
@@ -40,14 +40,15 @@ struct ModelLease {
         var previewSession: (any WindowDecoder)?
         if settings.volatile, settings.previewSeconds != nil, let preview = settings.previewDecoding,
            let type = preview.computeType(forSession: settings.computeType) {
-            let previewKey = ModelCache.Key(directory: directory, computeType: type, threads: settings.threads)
+            var previewKey = key
+            previewKey.computeType = type
             // Previews fall back to the session's model if this one does not load.
             if let previewModel = try? await ModelCache.shared.acquire(previewKey, retention: retention) {
                 keys.append(previewKey)
-                previewSession = WhisperSession(model: previewModel, maxBeams: 1)
+                previewSession = previewModel.makeSession(maxBeams: 1)
             }
         }
-        return ModelLease(session: WhisperSession(model: model, maxBeams: settings.beamSize),
+        return ModelLease(session: model.makeSession(maxBeams: settings.beamSize),
                           previewSession: previewSession, keys: keys)
     }
 

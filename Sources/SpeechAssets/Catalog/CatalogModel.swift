@@ -44,6 +44,10 @@ public struct CatalogModel: Sendable, Hashable, Codable, Identifiable {
     /// Total size of the installed model in bytes.
     public var size: Int64 { files.reduce(0) { $0 + $1.size } }
 
+    /// The families of speech-to-text models: the engine's `SpeechModelFamily` runs each (the others, such as
+    /// `silero-vad`, serve a transcription).
+    public static let transcriptionFamilies: Set<String> = ["whisper"]
+
     /// Whether this is a speech-to-text model.
-    public var isTranscriptionModel: Bool { family == "whisper" }
+    public var isTranscriptionModel: Bool { Self.transcriptionFamilies.contains(family) }
 }

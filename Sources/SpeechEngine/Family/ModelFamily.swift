@@ -1,3 +1,5 @@
+import Foundation
+
 /// What the transcriber (`OpenSpeech`'s final-only and volatile strategies) needs of a model family's loaded model,
 /// at the level of windows and streams: a family conforms its session to these, and nothing above the engine names
 /// the family. Whisper's `WhisperSession` is the first conformer (`WhisperFamily.swift`); the transcriber's tests
@@ -45,4 +47,26 @@ public protocol LongFormStream: AnyObject {
     func finish(at position: Int) -> [Float]
     /// The segments now final (none until a window's audio has all arrived, or the stream is finished).
     func decodeAvailable() throws -> [Segment]
+}
+
+/// A model family's loaded weights: immutable, shared by every session decoding with them.
+public protocol SpeechModel: AnyObject, Sendable {
+    /// Whether the model hears (and names) many languages.
+    var isMultilingual: Bool { get }
+    /// A session of its own, for one task at a time; `maxBeams`: the widest beam search it will be asked for.
+    func makeSession(maxBeams: Int) -> any WindowDecoder & LongFormDecoder
+}
+
+/// The model families the engine runs, by the name the catalog gives them (`CatalogModel.family`): loading a model
+/// is the only place the transcriber learns which family it holds.
+public enum SpeechModelFamily: String, Sendable, Hashable, CaseIterable {
+    case whisper
+
+    /// Loads the model in `directory`, its products in `computeType`, its work spread over `threads` (nil: the
+    /// engine's default).
+    public func load(directory: URL, threads: Int?, computeType: ComputeType) throws -> any SpeechModel {
+        switch self {
+        case .whisper: try WhisperModel(directory: directory, threads: threads, computeType: computeType)
+        }
+    }
 }

@@ -1,6 +1,14 @@
-/// Whisper as a model family: its session decodes windows and long-form streams.
+/// Whisper as a model family: its model makes sessions, and a session decodes windows and long-form streams.
+extension WhisperModel: SpeechModel {
+    public var isMultilingual: Bool { tokenizer.isMultilingual }
+
+    public func makeSession(maxBeams: Int) -> any WindowDecoder & LongFormDecoder {
+        WhisperSession(model: self, maxBeams: maxBeams)
+    }
+}
+
 extension WhisperSession: WindowDecoder, LongFormDecoder {
-    public var isMultilingual: Bool { model.tokenizer.isMultilingual }
+    public var isMultilingual: Bool { model.isMultilingual }
 
     public func encode(_ text: String) -> [Int] { model.tokenizer.encode(text) }
 
