@@ -217,11 +217,13 @@ struct WhisperWeights: Sendable {
                                     memory: try layer("\(p)/linear_1", 2 * d, d, alwaysHalf: false),
                                     output: try layer("\(p)/linear_2", d, d, alwaysHalf: true))
         }
-        encoderLayers = try (0..<dimensions.encoderLayers).map { i in
+        // Layers convert independently, on the sessions' threads at once: the load is most of a short file's start.
+        let parallel = Parallel(threads: threads)
+        encoderLayers = try parallel.map(dimensions.encoderLayers) { i in
             EncoderLayerWeights(attention: try selfAttention("encoder/layer_\(i)/self_attention", alwaysHalf: false),
                                 feedForward: try feedForward("encoder/layer_\(i)/ffn", alwaysHalf: false))
         }
-        decoderLayers = try (0..<dimensions.decoderLayers).map { i in
+        decoderLayers = try parallel.map(dimensions.decoderLayers) { i in
             DecoderLayerWeights(selfAttention: try selfAttention("decoder/layer_\(i)/self_attention", alwaysHalf: true),
                                 crossAttention: try crossAttention("decoder/layer_\(i)/attention"),
                                 feedForward: try feedForward("decoder/layer_\(i)/ffn", alwaysHalf: true))

@@ -31,6 +31,20 @@ struct Parallel: Sendable {
         }
     }
 
+    /// `body(0) ... body(count - 1)` in order, computed on up to `threads` threads at once; the first error thrown
+    /// (by index) is rethrown.
+    func map<T>(_ count: Int, _ body: (Int) throws -> T) throws -> [T] {
+        var results = [Result<T, any Error>?](repeating: nil, count: count)
+        results.withUnsafeMutableBufferPointer { results in
+            // Safe to share: each slice writes only its own indices, and every slice has finished on return.
+            nonisolated(unsafe) let results = results
+            forEachSlice(of: count, minimumSlice: 1) { _, range in
+                for i in range { results[i] = Result { try body(i) } }
+            }
+        }
+        return try results.map { try $0!.get() }
+    }
+
     /// How many slices `forEachSlice(of:minimumSlice:)` uses for `count` items (scratch per slice).
     func sliceCount(of count: Int, minimumSlice: Int) -> Int {
         Swift.max(1, Swift.min(threads, count / Swift.max(minimumSlice, 1)))
