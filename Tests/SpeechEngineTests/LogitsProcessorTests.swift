@@ -27,7 +27,7 @@ struct LogitsProcessorTests {
         #expect(Self.apply(SuppressAtBegin(ids: [0, 10]), flat, sampled: [12]) == flat)
     }
 
-    @Test("Timestamp rules: first a timestamp up to the maximum, pairs, never decreasing, forced by mass")
+    @Test("Timestamp rules: first a timestamp up to the maximum, pairs, increasing after text, forced by mass")
     func timestamps() {
         var values = [Float](repeating: 0, count: Self.count)
         values[3] = 5
@@ -43,12 +43,16 @@ struct LogitsProcessorTests {
         // Two timestamps in a row: no timestamp next.
         let pair = Self.apply(Self.rules, values, sampled: [12, 3, 15, 15])
         #expect(pair[12...].allSatisfy { $0 == -.infinity } && pair[3] == 5)
+        // After text, a timestamp after the last one only (the segment it closes has a length).
+        let closing = Self.apply(Self.rules, values, sampled: [12, 3, 15, 15, 4])
+        #expect(closing[12...15].allSatisfy { $0 == -.infinity } && closing[16...].allSatisfy { $0 == 0 })
+        #expect(closing[3] == 5)
         // Timestamps together likelier than the best text token: a timestamp is forced.
         var heavy = [Float](repeating: 0, count: Self.count)
         heavy[3] = 1
         for t in 12..<20 { heavy[t] = 0.5 }
         let forced = Self.apply(Self.rules, heavy, sampled: [12, 3])
-        #expect(forced[0..<12].allSatisfy { $0 == -.infinity } && forced[13] == 0.5)
+        #expect(forced[0..<12].allSatisfy { $0 == -.infinity } && forced[12] == -.infinity && forced[13] == 0.5)
         #expect(Self.apply(Self.rules, values, sampled: [12, 3])[3] == 5)
     }
 

@@ -52,8 +52,9 @@ struct SuppressAtBegin: LogitsProcessor {
 }
 
 /// Whisper's timestamp rules, as CTranslate2 applies them: no `<|notimestamps|>`; a timestamp first, at most
-/// `maxInitialTimestamp`; timestamps in pairs (a lone one ends text, two in a row are followed by text or the
-/// end); never decreasing; and a timestamp forced when all timestamps together outweigh every text token.
+/// `maxInitialTimestamp`; timestamps in pairs (two in a row are followed by text or the end; a lone one, ending a
+/// segment's text, by the end or a timestamp at or after it); after text, only a timestamp after the last one; and a
+/// timestamp forced when all timestamps together outweigh every text token.
 struct TimestampRules: LogitsProcessor {
     let eot: Int
     let noTimestamps: Int
@@ -78,13 +79,13 @@ struct TimestampRules: LogitsProcessor {
                 maskRange(row, timestampBegin..<count)
                 checkTimestampProbability = false
             } else {
-                // A lone timestamp ends a segment's text: another timestamp or the end must follow.
+                // A lone timestamp ends a segment's text: the end, or a timestamp at or after it, must follow.
                 maskRange(row, 0..<eot)
+                maskRange(row, timestampBegin..<last)
             }
-        }
-        // Timestamps never decrease.
-        if let lastTimestamp = sampled.last(where: { $0 >= timestampBegin }), lastTimestamp > timestampBegin {
-            maskRange(row, timestampBegin..<lastTimestamp)
+        } else if let lastTimestamp = sampled.last(where: { $0 >= timestampBegin }) {
+            // After text, a timestamp comes after the last one: the segment it closes has a length.
+            maskRange(row, timestampBegin..<min(lastTimestamp + 1, count))
         }
         if checkTimestampProbability {
             let timestampMass = Vector.logSumExp(row + timestampBegin, count: count - timestampBegin)

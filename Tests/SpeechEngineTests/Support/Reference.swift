@@ -15,6 +15,8 @@ enum Reference {
         var wordTimestamps = false
         var withoutTimestamps = false
         var conditionOnPreviousText = true
+        /// Multilingual models detect the language instead of being given the manifest's.
+        var detectLanguage = false
         /// Only clips in these languages / subsets / with these ids (empty: all).
         var languages: [String] = []
         var subsets: [String] = []
@@ -42,6 +44,7 @@ enum Reference {
             if wordTimestamps { list.append("--word-timestamps") }
             if withoutTimestamps { list.append("--without-timestamps") }
             if !conditionOnPreviousText { list.append("--no-condition-on-previous-text") }
+            if detectLanguage { list.append("--detect-language") }
             if !languages.isEmpty { list += ["--languages", languages.joined(separator: ",")] }
             if !subsets.isEmpty { list += ["--subsets", subsets.joined(separator: ",")] }
             if !ids.isEmpty { list += ["--ids", ids.joined(separator: ",")] }
@@ -115,6 +118,11 @@ enum Reference {
     static func run(model modelID: String, options: Options = .englishParity) async throws -> Run {
         let directory = try await TestModels.directory(for: modelID)
         return try await cache.run(modelID: modelID, directory: directory, options: options)
+    }
+
+    /// faster-whisper's run of the model in `directory` (cached as `name`) with `options`.
+    static func run(directory: URL, name: String, options: Options) async throws -> Run {
+        try await cache.run(modelID: name, directory: directory, options: options)
     }
 
     private static let cache = Cache()
