@@ -60,10 +60,7 @@ def sinusoids(length, channels):
 
 def read_vocabulary(directory):
     with open(os.path.join(directory, "vocabulary.txt"), encoding="utf-8") as f:
-        tokens = f.read().split("\n")
-    if tokens and tokens[-1] == "" and len(tokens) > 51864:
-        tokens.pop()
-    return tokens
+        return f.read().removesuffix("\n").split("\n")
 
 
 def vocabulary_and_tokenizer(kind, source):
@@ -123,10 +120,9 @@ def build(args):
         spec.gamma = vector(width, 0.1, 1.0)
         spec.beta = vector(width)
 
-    def linear(spec, rows, columns, bias=True):
+    def linear(spec, rows, columns):
         spec.weight = matrix(rows, columns)
-        if bias:
-            spec.bias = vector(rows)
+        spec.bias = vector(rows)
 
     spec = whisper_spec.WhisperSpec(encoder_layers, heads, decoder_layers, heads)
     encoder = spec.encoder

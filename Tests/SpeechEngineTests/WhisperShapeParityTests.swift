@@ -39,10 +39,8 @@ struct WhisperShapeParityTests {
     /// The shape's directory, made once per machine (cached beside the references, keyed by the generator script).
     static func directory(_ shape: Shape) async throws -> URL {
         let source = try await TestModels.directory(for: shape.multilingual ? "whisper-base" : "whisper-tiny.en")
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in try Data(contentsOf: script) { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         let directory = Reference.cacheDirectory.appendingPathComponent(
-            "shapes/\(shape.name)-e\(shape.encoderLayers)-d\(shape.decoderLayers)-\(String(hash, radix: 16))")
+            "shapes/\(shape.name)-e\(shape.encoderLayers)-d\(shape.decoderLayers)-\(Reference.digest(try Data(contentsOf: script)))")
         if !FileManager.default.fileExists(atPath: directory.path) {
             let python = ProcessInfo.processInfo.environment["OPENSPEECH_PYTHON"] ?? "python3"
             let arguments = [script.path, shape.name, "--vocabulary-from", source.path, "--output", directory.path,
@@ -50,6 +48,11 @@ struct WhisperShapeParityTests {
             try await offCooperativePool { _ = try runCommand(python, arguments) }
         }
         return directory
+    }
+
+    /// faster-whisper's run on the shape in `directory` with `options`.
+    static func reference(_ directory: URL, _ options: Reference.Options) async throws -> Reference.Run {
+        try await Reference.run(directory: directory, name: "shape-\(directory.lastPathComponent)", options: options)
     }
 
     /// Decoding as faster-whisper's: none of the engine's own retries beside its temperature fallback.
@@ -71,17 +74,18 @@ struct WhisperShapeParityTests {
         let directory = try await Self.directory(shape)
         let model = try WhisperModel(directory: directory, threads: 2, computeType: .float32)
         #expect(model.dimensions.isMultilingual == shape.multilingual)
+        var audio: [String: [Float]] = [:]
+        for id in Self.clips { audio[id] = try WAV.read(try #require(Corpus.item(id)).wav16kURL) }
         for (name, settings) in Self.settings {
-            let reference = try await Reference.run(directory: directory, name: "shape-\(directory.lastPathComponent)",
-                                                    options: settings)
+            let reference = try await Self.reference(directory, settings)
             try #require(reference.clips.count == Self.clips.count)
             for clip in reference.clips {
-                let item = try #require(Corpus.item(clip.id))
-                let samples = try WAV.read(item.wav16kURL)
+                let samples = try #require(audio[clip.id])
                 let options = Self.options(settings, language: shape.multilingual ? clip.language : nil)
                 let ours = try await offCooperativePool { try model.transcribe(samples: samples, options: options) }
-                #expect(ours.flatMap(\.tokens) == clip.tokens, """
-                    \(shape), \(name), \(clip.id): first difference at token \(Self.firstDifference(ours.flatMap(\.tokens), clip.tokens))
+                let tokens = ours.flatMap(\.tokens)
+                #expect(tokens == clip.tokens, """
+                    \(shape), \(name), \(clip.id): first difference at token \(Self.firstDifference(tokens, clip.tokens))
                     ours:           \(ours.map { Self.describe(seek: $0.seek, start: $0.start, end: $0.end, tokens: $0.tokens) })
                     faster-whisper: \(clip.segments.map { Self.describe(seek: $0.seek, start: $0.start, end: $0.end, tokens: $0.tokens) })
                     """)
@@ -94,8 +98,7 @@ struct WhisperShapeParityTests {
         let directory = try await Self.directory(shape)
         var settings = Reference.Options(ids: Self.clips)
         settings.detectLanguage = true
-        let reference = try await Reference.run(directory: directory, name: "shape-\(directory.lastPathComponent)",
-                                                options: settings)
+        let reference = try await Self.reference(directory, settings)
         let model = try WhisperModel(directory: directory, threads: 2, computeType: .float32)
         for clip in reference.clips {
             let samples = try WAV.read(try #require(Corpus.item(clip.id)).wav16kURL)

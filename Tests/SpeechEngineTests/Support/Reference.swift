@@ -145,10 +145,14 @@ enum Reference {
         var key = Data("\(options)|\(directory.standardizedFileURL.path)|".utf8)
         key.append(try Data(contentsOf: script))
         key.append(try Data(contentsOf: Corpus.directory.appendingPathComponent("manifest.tsv")))
-        // FNV-1a, 64 bits: stable across runs and platforms.
+        return cacheDirectory.appendingPathComponent("\(modelID)-\(digest(key)).json")
+    }
+
+    /// FNV-1a, 64 bits, in hex: a cache key stable across runs and platforms.
+    static func digest(_ data: Data) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in key { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return cacheDirectory.appendingPathComponent("\(modelID)-\(String(hash, radix: 16)).json")
+        for byte in data { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return String(hash, radix: 16)
     }
 
     private static func loadOrGenerate(file: URL, directory: URL, options: Options) async throws -> Run {
