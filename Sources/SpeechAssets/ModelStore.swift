@@ -12,9 +12,15 @@ public struct ModelStore: Sendable {
     /// The models this store can install.
     public let catalog: ModelCatalog
 
+    /// The Hugging Face settings of Hub installs (`hf:` ids, Hub sources); nil: the process environment's, read
+    /// when an install needs them.
+    public var hubEnvironment: HubEnvironment?
+
     var fileWriting: any FileWriting = PosixFileWriting()
     var pip = PipDownloader()
     var http = HTTPDownloader()
+    /// The listing `installFromHub` resolved its revision with, so the install does not ask for it again.
+    var hubListing: HubListing?
 
     /// A store at `home`; nil means `$OPENSPEECH_HOME`, else `$XDG_DATA_HOME/openspeech`,
     /// else `~/.local/share/openspeech`. Its catalog is `ModelCatalog.standard(home:)`.
@@ -43,19 +49,35 @@ public struct ModelStore: Sendable {
     }
 
     /// The folder of a complete, verified install of `modelID` (`<home>/models/<id>`), or nil if it is not
-    /// installed or its files no longer match the catalog.
+    /// installed or its files no longer match the catalog. A Hub reference (`hf:OWNER/NAME[@REVISION]`) stands for
+    /// the catalog model installing that repository (see `HubModelLookup.swift`).
     public func installedDirectory(for modelID: String) -> URL? {
+        let model = catalog.model(modelID)
+        if HuggingFaceReference.isReference(modelID) { return model.flatMap { installedDirectory(for: $0.id) } }
         guard let directory = try? directory(for: modelID),
-              let manifest = InstallManifest.read(from: directory), manifest.id == modelID,
-              manifest.isComplete(in: directory, expected: catalog.model(modelID)?.files)
+              let manifest = InstallManifest.read(from: directory), manifest.id == modelID
         else { return nil }
-        return directory
+        var expected = model?.files
+        if let model, model.files.isEmpty, model.isHubSourced {
+            // The files are the repository's, checked when installed: the manifest's, from one of its repositories.
+            guard model.accepts(installedFrom: manifest.origin) else { return nil }
+            expected = nil
+        }
+        return manifest.isComplete(in: directory, expected: expected) ? directory : nil
     }
 
     /// Whether an install of `modelID` is running, in this process or another.
     public func isInstalling(_ modelID: String) async -> Bool {
-        if await InstallCoordinator.shared.isInstalling(installKey(modelID)) { return true }
-        return (try? lockURL(for: modelID)).map(FileLock.isHeld) ?? false
+        let id = installID(for: modelID)
+        if await InstallCoordinator.shared.isInstalling(installKey(id)) { return true }
+        return (try? lockURL(for: id)).map(FileLock.isHeld) ?? false
+    }
+
+    /// The id an install of `modelID` goes under: itself, or for a Hub reference the catalog model installing it,
+    /// else the repository's name.
+    func installID(for modelID: String) -> String {
+        guard HuggingFaceReference.isReference(modelID) else { return modelID }
+        return catalog.model(modelID)?.id ?? (try? HuggingFaceReference(parsing: modelID))?.name ?? modelID
     }
 
     /// Throws `ModelAssetError.invalidCatalog` for an extra catalog (`$OPENSPEECH_CATALOG`, the user models) that
@@ -73,9 +95,21 @@ public struct ModelStore: Sendable {
     /// folder. Returns at once if it is installed. `progress` receives bytes written of the model's total size.
     /// Cancelling the task stops the download (an HTTP download resumes on the next install). A catalog entry that
     /// is not valid (see `CatalogValidation.swift`) throws `ModelAssetError.invalidCatalog` before anything is written.
+    /// A Hub reference (`hf:OWNER/NAME[@REVISION]`) not installed yet is installed with `installFromHub`.
     @discardableResult
     public func install(_ modelID: String,
                         progress: (@Sendable (_ completedBytes: Int64, _ totalBytes: Int64) -> Void)? = nil) async throws -> URL {
+        if HuggingFaceReference.isReference(modelID) {
+            let reference = try HuggingFaceReference(parsing: modelID)
+            let served = catalog.model(modelID)
+            if let served, let directory = installedDirectory(for: served.id) {
+                let size = InstallManifest.read(from: directory).map { $0.files.reduce(0) { $0 + $1.size } } ?? served.size
+                progress?(size, size)
+                return directory
+            }
+            let model = try await installFromHub(reference, id: served?.id, progress: progress)
+            return try directory(for: model.id)
+        }
         if let problem = catalog.model(modelID)?.problem() {
             throw ModelAssetError.invalidCatalog(path: "given to this model store", reason: problem)
         }

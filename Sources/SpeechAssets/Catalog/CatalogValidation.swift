@@ -22,7 +22,9 @@ extension CatalogModel {
             return "model id \(quoted(id)) is not a folder name: use letters, digits, '.', '-' and '_' "
                 + "(at most 128, not starting with '.')"
         }
-        guard !files.isEmpty else { return "model '\(id)' lists no files" }
+        guard !files.isEmpty || isHubSourced else {
+            return "model '\(id)' lists no files (only a model whose every source is hugging-face may leave them to the repository)"
+        }
         var names: Set<String> = []
         for file in files {
             guard File.isValidName(file.name) else { return "model '\(id)': " + File.nameRule(file.name) }
@@ -76,6 +78,16 @@ extension ModelSource {
             return Self.fileMapProblem(Set(files.keys), files: names, source: "url source's files")
         case .directory:
             return nil
+        case let .huggingFace(repository, revision):
+            do {
+                _ = try HuggingFaceReference(repository: repository, revision: revision)
+                return nil
+            } catch let error as ModelAssetError {
+                guard case let .invalidHubReference(_, reason) = error else { return error.description }
+                return "its hugging-face source: \(reason)"
+            } catch {
+                return "its hugging-face source: \(error)"
+            }
         }
     }
 

@@ -69,5 +69,11 @@ public struct ModelCatalog: Sendable, Hashable, Codable {
         }
     }
 
-    public func model(_ id: String) -> CatalogModel? { models.first { $0.id == id } }
+    /// The model with id `id`; for a Hub reference (`hf:OWNER/NAME[@REVISION]`), the entry installing that
+    /// repository, if one does (such as a model installed with `ModelStore.installFromHub`).
+    public func model(_ id: String) -> CatalogModel? {
+        if let model = models.first(where: { $0.id == id }) { return model }
+        guard HuggingFaceReference.isReference(id), let reference = try? HuggingFaceReference(parsing: id) else { return nil }
+        return model(serving: reference)
+    }
 }

@@ -10,6 +10,10 @@ public enum ModelSource: Sendable, Hashable, Codable {
     case url(files: [String: String])
     /// A local directory holding the files under their own names.
     case directory(path: String)
+    /// A model repository of the Hugging Face Hub (`OWNER/NAME`) at a branch, tag or commit. A catalog entry with
+    /// only such sources may list no files: the files of a CTranslate2 Whisper directory are then taken from the
+    /// repository at install time and checked against the hashes the Hub lists (see `HubInstaller.swift`).
+    case huggingFace(repository: String, revision: String)
 
     /// A package of a Python package index.
     public struct PythonPackage: Sendable, Hashable, Codable {
@@ -22,7 +26,7 @@ public enum ModelSource: Sendable, Hashable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case type, packages, members, indexURL = "index-url", findLinks = "find-links", files, path
+        case type, packages, members, indexURL = "index-url", findLinks = "find-links", files, path, repository, revision
     }
 
     public init(from decoder: any Decoder) throws {
@@ -39,10 +43,14 @@ public enum ModelSource: Sendable, Hashable, Codable {
             self = .url(files: try container.decode([String: String].self, forKey: .files))
         case "directory":
             self = .directory(path: try container.decode(String.self, forKey: .path))
+        case "hugging-face":
+            self = .huggingFace(repository: try container.decode(String.self, forKey: .repository),
+                                revision: try container.decodeIfPresent(String.self, forKey: .revision)
+                                    ?? HuggingFaceReference.defaultRevision)
         default:
             throw DecodingError.dataCorruptedError(
                 forKey: .type, in: container,
-                debugDescription: "unknown source type '\(type)' (expected python-package, url or directory)")
+                debugDescription: "unknown source type '\(type)' (expected python-package, url, directory or hugging-face)")
         }
     }
 
@@ -61,6 +69,10 @@ public enum ModelSource: Sendable, Hashable, Codable {
         case let .directory(path):
             try container.encode("directory", forKey: .type)
             try container.encode(path, forKey: .path)
+        case let .huggingFace(repository, revision):
+            try container.encode("hugging-face", forKey: .type)
+            try container.encode(repository, forKey: .repository)
+            try container.encode(revision, forKey: .revision)
         }
     }
 
@@ -71,6 +83,7 @@ public enum ModelSource: Sendable, Hashable, Codable {
             "Python package " + packages.map { "\($0.name)==\($0.version)" }.joined(separator: " + ")
         case let .url(files): "URL " + (files.values.sorted().first ?? "")
         case let .directory(path): "directory \(path)"
+        case let .huggingFace(repository, revision): "Hugging Face repository \(repository) at \(revision)"
         }
     }
 }

@@ -5,16 +5,21 @@ import FoundationNetworking
 
 /// Downloads one file over HTTP(S) into a partial file that survives interruptions: each attempt asks for the
 /// remaining bytes with a `Range` request, so a cut connection, a killed process or a cancelled install resumes
-/// where it stopped.
+/// where it stopped. Redirects are followed; credentials go only to their own origin (`HTTPCredentials`).
 struct HTTPDownloader: Sendable {
+    /// Turns a response that is not the file (a status other than 200, 206 or 416) into the error thrown.
+    typealias Refusal = @Sendable (HTTPURLResponse) -> any Error
+
     /// Attempts per file after the connection drops before giving up.
     var maximumAttempts = 5
     /// Time without any byte before an attempt fails.
     var idleTimeout: TimeInterval = 60
 
     /// Downloads `url` to `partial` until it holds `expectedSize` bytes (or the server says the file is complete),
-    /// writing through `sink`, which has already absorbed the bytes present in `partial`.
-    func download(_ url: URL, expectedSize: Int64, sink: HashingSink, reportBytes: @escaping @Sendable (Int64) -> Void) async throws {
+    /// writing through `sink`, which has already absorbed the bytes present in `partial`. `credentials` are sent to
+    /// their origin only; `refusal` names a refused request (default: `ModelAssetError.httpStatus`).
+    func download(_ url: URL, expectedSize: Int64, sink: HashingSink, credentials: HTTPCredentials? = nil,
+                  refusal: Refusal? = nil, reportBytes: @escaping @Sendable (Int64) -> Void) async throws {
         var attempt = 0
         var lastError: (any Error)?
         while sink.byteCount < expectedSize || (expectedSize <= 0 && attempt == 0) {
@@ -24,7 +29,8 @@ struct HTTPDownloader: Sendable {
                 throw lastError ?? ModelAssetError.downloadFailed(url: url.absoluteString, reason: "too many attempts")
             }
             do {
-                let outcome = try await fetch(url, from: sink.byteCount, sink: sink, reportBytes: reportBytes)
+                let outcome = try await fetch(url, from: sink.byteCount, sink: sink, credentials: credentials,
+                                              refusal: refusal, reportBytes: reportBytes)
                 if outcome == .complete { return }
                 lastError = ModelAssetError.downloadFailed(
                     url: url.absoluteString, reason: "the connection ended after \(sink.byteCount) of \(expectedSize) bytes")
@@ -42,11 +48,13 @@ struct HTTPDownloader: Sendable {
     enum Outcome: Equatable { case complete, partial }
 
     /// One request from byte `offset`. Returns `.complete` when the server reported the whole file delivered.
-    private func fetch(_ url: URL, from offset: Int64, sink: HashingSink,
+    private func fetch(_ url: URL, from offset: Int64, sink: HashingSink, credentials: HTTPCredentials?, refusal: Refusal?,
                        reportBytes: @escaping @Sendable (Int64) -> Void) async throws -> Outcome {
         var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: idleTimeout)
         if offset > 0 { request.setValue("bytes=\(offset)-", forHTTPHeaderField: "Range") }
-        let receiver = DownloadReceiver(sink: sink, offset: offset, reportBytes: reportBytes)
+        credentials?.apply(to: &request)
+        let receiver = DownloadReceiver(sink: sink, offset: offset, credentials: credentials, refusal: refusal,
+                                        reportBytes: reportBytes)
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = idleTimeout
         let queue = OperationQueue()
@@ -70,6 +78,8 @@ struct HTTPDownloader: Sendable {
 private final class DownloadReceiver: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     private let sink: HashingSink
     private let offset: Int64
+    private let credentials: HTTPCredentials?
+    private let refusal: HTTPDownloader.Refusal?
     private let reportBytes: @Sendable (Int64) -> Void
     private var continuation: CheckedContinuation<HTTPDownloader.Outcome, any Error>?
     private var failure: (any Error)?
@@ -77,9 +87,12 @@ private final class DownloadReceiver: NSObject, URLSessionDataDelegate, @uncheck
     private var received: Int64 = 0
     private var url = ""
 
-    init(sink: HashingSink, offset: Int64, reportBytes: @escaping @Sendable (Int64) -> Void) {
+    init(sink: HashingSink, offset: Int64, credentials: HTTPCredentials?, refusal: HTTPDownloader.Refusal?,
+         reportBytes: @escaping @Sendable (Int64) -> Void) {
         self.sink = sink
         self.offset = offset
+        self.credentials = credentials
+        self.refusal = refusal
         self.reportBytes = reportBytes
     }
 
@@ -115,9 +128,16 @@ private final class DownloadReceiver: NSObject, URLSessionDataDelegate, @uncheck
             completionHandler(.cancel)
             failure = AlreadyComplete()
         default:
-            failure = ModelAssetError.httpStatus(url: url, status: http.statusCode)
+            failure = refusal?(http) ?? ModelAssetError.httpStatus(url: url, status: http.statusCode)
             completionHandler(.cancel)
         }
+    }
+
+    /// Follows a redirect (the Hub sends large files to a CDN) keeping the `Range` header and sending the
+    /// credentials only to their own origin.
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
+        completionHandler(credentials?.redirect(request, from: task.originalRequest) ?? request)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {

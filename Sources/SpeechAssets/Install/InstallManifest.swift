@@ -7,8 +7,12 @@ struct InstallManifest: Codable, Sendable, Equatable {
 
     var id: String
     var files: [CatalogModel.File]
+    /// The source's `summary`, for people.
     var source: String
     var installedAt: Date
+    /// The source exactly as installed, where it says more than the catalog's (a Hub revision resolved to its
+    /// commit); nil in manifests written before it existed.
+    var origin: ModelSource? = nil
 
     static func read(from directory: URL) -> InstallManifest? {
         guard let data = try? Data(contentsOf: directory.appendingPathComponent(fileName)) else { return nil }
@@ -26,13 +30,13 @@ struct InstallManifest: Codable, Sendable, Equatable {
 
     /// Whether the folder holds every file the manifest lists, at its size, and the manifest matches `expected`.
     /// A manifest naming a file that is not a plain file name is not complete: nothing outside the folder is looked at.
+    /// A file may be a link to a regular file (a model used in place from the Hugging Face cache): the size is the
+    /// target's; a dangling link, or one to anything but a regular file, is not complete.
     func isComplete(in directory: URL, expected: [CatalogModel.File]?) -> Bool {
         if let expected, Set(expected) != Set(files) { return false }
         for file in files {
-            guard CatalogModel.File.isValidName(file.name) else { return false }
-            let path = directory.appendingPathComponent(file.name).path
-            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-                  let size = (attributes[.size] as? NSNumber)?.int64Value, size == file.size
+            guard CatalogModel.File.isValidName(file.name),
+                  RegularFile.size(of: directory.appendingPathComponent(file.name)) == file.size
             else { return false }
         }
         return true

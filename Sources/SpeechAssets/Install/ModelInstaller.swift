@@ -19,7 +19,8 @@ extension ModelStore {
 
         // Another process may have finished while we waited.
         if let directory = installedDirectory(for: model.id) {
-            report(model.size, model.size)
+            let size = InstallManifest.read(from: directory).map { $0.files.reduce(0) { $0 + $1.size } } ?? model.size
+            report(size, size)
             return directory
         }
         removeStaleStaging(for: model.id)
@@ -35,14 +36,27 @@ extension ModelStore {
             } catch {
                 throw ModelAssetError.fileSystem(path: staging.path, reason: error.localizedDescription)
             }
-            let counter = ByteCounter(total: model.size, report: report)
             do {
-                let written = try await fetch(model, from: source, into: staging, counter: counter)
-                try verify(model, written: written)
-                try InstallManifest(id: model.id, files: model.files, source: source.summary, installedAt: Date())
-                    .write(to: staging)
+                let files: [CatalogModel.File]
+                var origin: ModelSource?
+                if case let .huggingFace(repository, revision) = source {
+                    // The files are the repository's at the commit the revision names, each checked as it arrives
+                    // against the Hub's hashes, then against the catalog's if it lists them.
+                    let fetched = try await fetchFromHub(model, repository: repository, revision: revision,
+                                                         into: staging, report: report)
+                    if !model.files.isEmpty { try verify(model, installed: fetched.files) }
+                    (files, origin) = (fetched.files, fetched.origin)
+                } else {
+                    let counter = ByteCounter(total: model.size, report: report)
+                    let written = try await fetch(model, from: source, into: staging, counter: counter)
+                    try verify(model, written: written)
+                    files = model.files
+                }
+                try InstallManifest(id: model.id, files: files, source: (origin ?? source).summary, installedAt: Date(),
+                                    origin: origin).write(to: staging)
                 try moveIntoPlace(staging, modelID: model.id)
-                report(model.size, model.size)
+                let size = files.reduce(0) { $0 + $1.size }
+                report(size, size)
                 return try directory(for: model.id)
             } catch let error as FileWriteError {
                 if error.isOutOfSpace {
@@ -53,7 +67,7 @@ extension ModelStore {
                 throw ModelAssetError.fileSystem(path: error.path, reason: error.reason)
             } catch let error as ModelAssetError {
                 switch error {
-                case .checksumMismatch, .sizeMismatch, .unsafeArchive:
+                case .checksumMismatch, .sizeMismatch, .gitBlobMismatch, .unsafeArchive:
                     throw error  // The source delivered the wrong bytes: never fall back silently.
                 default:
                     if model.sources.count == 1 { throw error }
@@ -75,6 +89,21 @@ extension ModelStore {
             }
             if digest != file.sha256 {
                 throw ModelAssetError.checksumMismatch(model: model.id, file: file.name, expected: file.sha256, actual: digest)
+            }
+        }
+    }
+
+    /// The checks of files fetched and verified by their source (the Hub's hashes) against the catalog's entry.
+    private func verify(_ model: CatalogModel, installed: [CatalogModel.File]) throws {
+        for file in model.files {
+            guard let got = installed.first(where: { $0.name == file.name }) else {
+                throw ModelAssetError.missingArchiveMember(member: file.name, archives: [model.id])
+            }
+            if got.size != file.size {
+                throw ModelAssetError.sizeMismatch(model: model.id, file: file.name, expected: file.size, actual: got.size)
+            }
+            if got.sha256 != file.sha256 {
+                throw ModelAssetError.checksumMismatch(model: model.id, file: file.name, expected: file.sha256, actual: got.sha256)
             }
         }
     }
@@ -133,6 +162,10 @@ extension ModelStore {
                 written[file.name] = sink
             }
 
+        case .huggingFace:
+            // Not reached: `performInstall` fetches a Hub source with `fetchFromHub`.
+            throw ModelAssetError.noUsableSource(model: model.id)
+
         case let .url(files):
             let partials = try downloadsFolder(for: model.id)
             try FileManager.default.createDirectory(at: partials, withIntermediateDirectories: true)
@@ -169,7 +202,7 @@ extension ModelStore {
     }
 
     /// Opens a partial download for appending, hashing what it already holds.
-    private func resumableSink(_ partial: URL, fileWriting: any FileWriting, counter: ByteCounter) throws -> HashingSink {
+    func resumableSink(_ partial: URL, fileWriting: any FileWriting, counter: ByteCounter) throws -> HashingSink {
         let existing = FileManager.default.fileExists(atPath: partial.path)
         let sink = HashingSink(try fileWriting.openForWriting(partial, append: existing), onBytes: counter.add)
         if existing, let handle = try? FileHandle(forReadingFrom: partial) {

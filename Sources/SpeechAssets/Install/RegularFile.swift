@@ -30,6 +30,14 @@ enum RegularFile {
         return FileHandle(fileDescriptor: fd, closeOnDealloc: true)
     }
 
+    /// The size of the regular file at `url`, through links; nil for anything else (a FIFO, a device, a folder, a
+    /// dangling link) or nothing. Nothing is opened.
+    static func size(of url: URL) -> Int64? {
+        var info = stat()
+        guard stat(url.path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        return Int64(info.st_size)
+    }
+
     /// The whole file at `url`, read as `openForReading` allows.
     static func contents(of url: URL) throws -> Data {
         let handle = try openForReading(url)

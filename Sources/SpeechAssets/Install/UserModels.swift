@@ -64,18 +64,7 @@ extension ModelStore {
         store.fileWriting = fileWriting
         try await store.install(modelID)
         do {
-            // Under a lock: other processes may add models too.
-            try FileLock.withLock(locksDirectory.appendingPathComponent("user-models.lock")) {
-                var recorded = try Self.readUserCatalog(userCatalog)
-                recorded.merge(ModelCatalog(models: [model]))
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-                do {
-                    try encoder.encode(recorded).write(to: userCatalog, options: .atomic)
-                } catch {
-                    throw ModelAssetError.fileSystem(path: userCatalog.path, reason: error.localizedDescription)
-                }
-            }
+            try recordUserModel(model)
         } catch {
             // Unrecorded, the copy would be an install no catalog lists.
             _ = try? await store.remove(modelID)
@@ -84,8 +73,25 @@ extension ModelStore {
         return model
     }
 
+    /// Adds or replaces `model` in the home's user catalog (`user-models.json`), under a lock: other processes may
+    /// add models too.
+    func recordUserModel(_ model: CatalogModel) throws {
+        let userCatalog = ModelCatalog.userCatalogURL(home: home)
+        try FileLock.withLock(locksDirectory.appendingPathComponent("user-models.lock")) {
+            var recorded = try Self.readUserCatalog(userCatalog)
+            recorded.merge(ModelCatalog(models: [model]))
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            do {
+                try encoder.encode(recorded).write(to: userCatalog, options: .atomic)
+            } catch {
+                throw ModelAssetError.fileSystem(path: userCatalog.path, reason: error.localizedDescription)
+            }
+        }
+    }
+
     /// The user catalog at `url`, empty when there is none yet; throws `ModelAssetError.invalidCatalog` if damaged.
-    private static func readUserCatalog(_ url: URL) throws -> ModelCatalog {
+    static func readUserCatalog(_ url: URL) throws -> ModelCatalog {
         guard FileManager.default.fileExists(atPath: url.path) else { return ModelCatalog(models: []) }
         return try ModelCatalog(contentsOf: url)
     }

@@ -76,10 +76,13 @@ public struct AssetLibrary: Sendable {
 
     // MARK: Modules
 
-    /// The catalog models `module` needs, or nil if one of its locales or models is not in the catalog.
+    /// The catalog models `module` needs, or nil if one of its locales or models is not in the catalog. A Hub
+    /// reference (`hf:OWNER/NAME[@REVISION]`) counts as known: installing it fetches it from the Hub.
     public func requiredModelIDs(for module: any AssetDependentModule) -> [String]? {
         if !module.assetModelIDs.isEmpty {
-            let known = module.assetModelIDs.allSatisfy { store.catalog.model($0) != nil }
+            let known = module.assetModelIDs.allSatisfy {
+                store.catalog.model($0) != nil || (try? HuggingFaceReference(parsing: $0)) != nil
+            }
             return known ? module.assetModelIDs : nil
         }
         var ids: [String] = []
