@@ -5,11 +5,22 @@ import Glibc
 #endif
 
 /// A tiny HTTP/1.1 file server on 127.0.0.1 (ephemeral port) for install tests: serves files with `Range`
-/// support, and can cut a response mid-file, answer 404, or send slowly.
+/// support, and can cut a response mid-file, answer 404, or send slowly. A `respond` function may answer some
+/// requests itself (an API's JSON, a redirect, a refusal with headers).
 final class LoopbackHTTPServer: Sendable {
     struct Request: Sendable, Equatable {
+        /// The request target: path and query.
         var path: String
         var range: String?
+        /// The `Authorization` header, if sent.
+        var authorization: String? = nil
+    }
+
+    /// A whole response sent by `respond`, never cut or slowed.
+    struct Response: Sendable {
+        var status: Int
+        var headers: [String: String] = [:]
+        var body = Data()
     }
 
     struct Behaviour: Sendable {
@@ -33,13 +44,16 @@ final class LoopbackHTTPServer: Sendable {
     }
 
     private let files: [String: Data]
+    private let respond: (@Sendable (Request) -> Response?)?
     private let state = Mutex(State())
     private let listener: Int32
     let port: UInt16
 
-    /// Starts serving `files` (URL path → contents).
-    init(files: [String: Data], behaviour: Behaviour = Behaviour()) throws {
+    /// Starts serving `files` (URL path → contents); `respond` answers first when it returns a response.
+    init(files: [String: Data], behaviour: Behaviour = Behaviour(),
+         respond: (@Sendable (Request) -> Response?)? = nil) throws {
         self.files = files
+        self.respond = respond
         state.withLock { $0.behaviour = behaviour }
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
@@ -68,7 +82,8 @@ final class LoopbackHTTPServer: Sendable {
 
     deinit { stop() }
 
-    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+    /// The address of `path`; `host` may be `localhost` to reach this server under another host name.
+    func url(_ path: String, host: String = "127.0.0.1") -> String { "http://\(host):\(port)\(path)" }
 
     var requests: [Request] { state.withLock { $0.requests } }
     var bodyBytesSent: Int { state.withLock { $0.bodyBytesSent } }
@@ -112,10 +127,22 @@ final class LoopbackHTTPServer: Sendable {
         let parts = lines[0].split(separator: " ")
         guard parts.count >= 2 else { return }
         let path = String(parts[1])
-        let rangeHeader = lines.dropFirst().first { $0.lowercased().hasPrefix("range:") }
-            .map { String($0.dropFirst("range:".count)).trimmingCharacters(in: .whitespaces) }
+        func header(_ name: String) -> String? {
+            lines.dropFirst().first { $0.lowercased().hasPrefix(name + ":") }
+                .map { String($0.dropFirst(name.count + 1)).trimmingCharacters(in: .whitespaces) }
+        }
+        let request = Request(path: path, range: header("range"), authorization: header("authorization"))
+        let rangeHeader = request.range
+        if let response = respond?(request) {
+            state.withLock { $0.requests.append(request) }
+            let reason = [200: "OK", 302: "Found", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found"][response.status] ?? "Status"
+            var head = "HTTP/1.1 \(response.status) \(reason)\r\nContent-Length: \(response.body.count)\r\nConnection: close\r\n"
+            for (name, value) in response.headers { head += "\(name): \(value)\r\n" }
+            sendAll(fd, Data((head + "\r\n").utf8) + response.body)
+            return
+        }
         let (behaviour, cutNow) = state.withLock { state -> (Behaviour, Bool) in
-            state.requests.append(Request(path: path, range: rangeHeader))
+            state.requests.append(request)
             let cut = state.behaviour.cutFirstResponseAfter != nil && !state.cutPaths.contains(path)
             if cut { state.cutPaths.insert(path) }
             return (state.behaviour, cut)
