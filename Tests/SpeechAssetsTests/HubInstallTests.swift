@@ -133,8 +133,12 @@ import TestSupport
             }
         }
         #expect(store.installedDirectory(for: "whisper-test") == nil)
-        #expect(leftovers(in: store) == [])
         #expect(!FileManager.default.fileExists(atPath: ModelCatalog.userCatalogURL(home: home).path))
+        // The damaged download is gone; another file's may stay to be resumed (model.bin, cut short by the failure
+        // of config.json).
+        let left = leftovers(in: store)
+        #expect(!left.contains { $0.hasPrefix("models/") || $0.hasPrefix("tmp/") || $0.contains("/\(file).") }, "\(left)")
+        if file == "model.bin" { #expect(left == [], "the small files were complete and are gone with the staging folder") }
     }
 
     @Test(arguments: [(401, nil), (403, "GatedRepo")] as [(Int, String?)])

@@ -26,6 +26,8 @@ public struct CatalogModel: Sendable, Hashable, Codable, Identifiable {
     public var languages: [String]
     public var license: String?
     public var description: String?
+    /// The files, each pinned by SHA-256; empty for an entry whose every source is the Hugging Face Hub, whose
+    /// files are then the repository's, checked against the Hub's hashes.
     public var files: [File]
     /// Where the files come from, tried in order until one succeeds.
     public var sources: [ModelSource]

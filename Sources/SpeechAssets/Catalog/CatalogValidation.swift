@@ -22,9 +22,8 @@ extension CatalogModel {
             return "model id \(quoted(id)) is not a folder name: use letters, digits, '.', '-' and '_' "
                 + "(at most 128, not starting with '.')"
         }
-        guard !files.isEmpty || isHubSourced else {
-            return "model '\(id)' lists no files (only a model whose every source is hugging-face may leave them to the repository)"
-        }
+        // A model whose every source is the Hub may leave its files to the repository (see `HubInstaller.swift`).
+        guard !files.isEmpty || isHubSourced else { return "model '\(id)' lists no files" }
         var names: Set<String> = []
         for file in files {
             guard File.isValidName(file.name) else { return "model '\(id)': " + File.nameRule(file.name) }

@@ -257,8 +257,27 @@ extension ModelStore {
             try? FileManager.default.removeItem(at: partials.appendingPathComponent(name))
         }
         let credentials = try client.credentials()
+        let downloaded: [CatalogModel.File]
+        do {
+            downloaded = try await downloadInParallel(files, of: reference, client: client, credentials: credentials,
+                                                      modelID: modelID, partials: partials, staging: staging, counter: counter)
+        } catch {
+            // The other files' partial downloads stay to be resumed; an empty folder does not.
+            if (try? FileManager.default.contentsOfDirectory(atPath: partials.path))?.isEmpty == true {
+                try? FileManager.default.removeItem(at: partials)
+            }
+            throw error
+        }
+        try? FileManager.default.removeItem(at: partials)
+        return downloaded
+    }
+
+    /// Runs `downloadFile` for each of `files`, `hubParallelDownloads` at a time; the first failure cancels the rest.
+    private func downloadInParallel(_ files: [HubListing.File], of reference: HuggingFaceReference, client: HubClient,
+                                    credentials: HTTPCredentials?, modelID: String, partials: URL, staging: URL,
+                                    counter: ByteCounter) async throws -> [CatalogModel.File] {
         let store = self
-        let downloaded = try await withThrowingTaskGroup(of: CatalogModel.File.self) { group in
+        return try await withThrowingTaskGroup(of: CatalogModel.File.self) { group in
             var pending = files.makeIterator()
             func start(_ file: HubListing.File) throws {
                 let url = try client.fileURL(reference, commit: reference.revision, file: file.name)
@@ -279,8 +298,6 @@ extension ModelStore {
             }
             return done
         }
-        try? FileManager.default.removeItem(at: partials)
-        return downloaded
     }
 
     /// `.<hash prefix>.partial`, after the file's name: a partial download is resumed only towards the same contents.
@@ -300,8 +317,17 @@ extension ModelStore {
             try? FileManager.default.removeItem(at: partial)
             sink = try resumableSink(partial, fileWriting: fileWriting, counter: counter)
         }
-        try await http.download(url, expectedSize: file.size, sink: sink, credentials: credentials, refusal: refusal,
-                                reportBytes: counter.add)
+        do {
+            try await http.download(url, expectedSize: file.size, sink: sink, credentials: credentials, refusal: refusal,
+                                    reportBytes: counter.add)
+        } catch {
+            // Nothing to resume from: no empty partial file is left behind.
+            if sink.byteCount == 0 {
+                _ = try? sink.finish()
+                try? FileManager.default.removeItem(at: partial)
+            }
+            throw error
+        }
         let digest = try sink.finish()
         let mismatch: ModelAssetError?
         if sink.byteCount != file.size {
