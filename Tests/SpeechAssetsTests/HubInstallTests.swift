@@ -2,6 +2,11 @@ import Foundation
 import Testing
 import TestSupport
 @testable import SpeechAssets
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Installs from a Hugging Face Hub (`hf:OWNER/NAME[@REVISION]`), against a loopback Hub started and stopped by
 /// each test, and from a Hugging Face cache laid out as `huggingface_hub` leaves it.
@@ -262,6 +267,10 @@ import TestSupport
         let moved = root.appendingPathComponent("moved-blob")
         try FileManager.default.moveItem(at: blob, to: moved)
         #expect(ModelStore(home: home).installedDirectory(for: "whisper-test") == nil)
+        // Nor is a link to a FIFO (told by its type, never opened: the check returns).
+        #expect(mkfifo(blob.path, 0o600) == 0)
+        #expect(ModelStore(home: home).installedDirectory(for: "whisper-test") == nil)
+        try FileManager.default.removeItem(at: blob)
         try FileManager.default.moveItem(at: moved, to: blob)
         #expect(ModelStore(home: home).installedDirectory(for: "whisper-test") == directory)
 
@@ -289,6 +298,26 @@ import TestSupport
         }
         #expect(server.requests.isEmpty)
         #expect(leftovers(in: store()) == [])
+    }
+
+    /// A Hub that cannot be reached is no failure when the cache holds the revision, as with `huggingface_hub`.
+    @Test func anUnreachableHubFallsBackToTheCache() async throws {
+        defer { try? FileManager.default.removeItem(at: root) }
+        let repository = HubTestServer.Repository.whisper()
+        try makeHubCache(at: cache, repository: repository, commit: Self.main)
+        let endpoint = "http://127.0.0.1:1"  // Nothing listens on port 1: the connection is refused.
+        let environment = HubEnvironment(endpoint: endpoint, cacheDirectory: cache)
+        let model = try await store().installFromHub(Self.reference, environment: environment)
+        #expect(model.sources == [.huggingFace(repository: "acme/whisper-test", revision: Self.main)])
+        let directory = try #require(ModelStore(home: home).installedDirectory(for: "whisper-test"))
+        try expectInstalled(directory, repository: repository, links: true)
+        // Without the cache, the network error is the one reported.
+        await #expect {
+            try await store().installFromHub(try HuggingFaceReference(parsing: "hf:acme/other"), environment: environment)
+        } throws: { error in
+            guard case .downloadFailed = error as? ModelAssetError else { return false }
+            return true
+        }
     }
 
     /// Online, files the cache holds at the commit `main` names are linked to, not downloaded.

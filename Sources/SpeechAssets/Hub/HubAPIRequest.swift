@@ -86,19 +86,23 @@ enum HubAPIRequest {
         }
 
         func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-            let (continuation, outcome) = state.withLock { state -> (CheckedContinuation<Answer, any Error>?, Result<Answer, any Error>) in
+            let (continuation, outcome) = state.withLock { state in
                 defer { state.continuation = nil }
-                if let failure = state.failure { return (state.continuation, .failure(failure)) }
-                if let error {
-                    if (error as? URLError)?.code == .cancelled { return (state.continuation, .failure(CancellationError())) }
-                    return (state.continuation, .failure(ModelAssetError.downloadFailed(url: state.url, reason: error.localizedDescription)))
-                }
-                guard let response = state.response else {
-                    return (state.continuation, .failure(ModelAssetError.downloadFailed(url: state.url, reason: "no response")))
-                }
-                return (state.continuation, .success((response, state.body)))
+                return (state.continuation, Self.outcome(of: state, error: error))
             }
             continuation?.resume(with: outcome)
+        }
+
+        private static func outcome(of state: State, error: (any Error)?) -> Result<Answer, any Error> {
+            if let failure = state.failure { return .failure(failure) }
+            if let error {
+                if (error as? URLError)?.code == .cancelled { return .failure(CancellationError()) }
+                return .failure(ModelAssetError.downloadFailed(url: state.url, reason: error.localizedDescription))
+            }
+            guard let response = state.response else {
+                return .failure(ModelAssetError.downloadFailed(url: state.url, reason: "no response"))
+            }
+            return .success((response, state.body))
         }
     }
 }
