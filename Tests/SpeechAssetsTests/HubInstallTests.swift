@@ -188,6 +188,23 @@ import Darwin
         #expect(leftovers(in: store()) == [])
     }
 
+    @Test func aListedFileTheHubDoesNotServeIsNamed() async throws {
+        defer { try? FileManager.default.removeItem(at: root) }
+        var repository = HubTestServer.Repository.whisper()
+        repository.unserved = ["vocabulary.json"]
+        let server = try HubTestServer(repository)
+        defer { server.stop() }
+        await #expect {
+            try await store().installFromHub(Self.reference, environment: server.environment(cache: cache))
+        } throws: { error in
+            guard case let .hubFileNotFound(repository, revision, file) = error as? ModelAssetError else { return false }
+            return repository == "acme/whisper-test" && revision == Self.main && file == "vocabulary.json"
+                && (error as? ModelAssetError)?.description.contains("run the install again") == true
+        }
+        #expect(store().installedDirectory(for: "whisper-test") == nil)
+        #expect(!leftovers(in: store()).contains { $0.hasPrefix("models/") || $0.hasPrefix("tmp/") })
+    }
+
     @Test func aRepositoryWithoutModelBinIsNotAWhisperModel() async throws {
         defer { try? FileManager.default.removeItem(at: root) }
         var repository = HubTestServer.Repository.whisper()

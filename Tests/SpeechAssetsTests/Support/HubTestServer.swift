@@ -17,6 +17,8 @@ final class HubTestServer: Sendable {
         var lfs: Set<String> = ["model.bin", "pytorch_model.bin"]
         /// Files whose listed hash (SHA-256 for LFS, git blob id otherwise) is not that of the bytes served.
         var misreported: Set<String> = []
+        /// Files listed but answered with 404 `EntryNotFound`.
+        var unserved: Set<String> = []
 
         var id: String { "\(owner)/\(name)" }
 
@@ -78,7 +80,7 @@ final class HubTestServer: Sendable {
         var hubFiles: [String: Data] = [:]
         var blobs: [String: Data] = [:]
         for (commit, files) in repository.commits {
-            for (name, data) in files {
+            for (name, data) in files where !repository.unserved.contains(name) {
                 if cdn && repository.lfs.contains(name) {
                     blobs["/blobs/\(sha256Hex(data))"] = data
                 } else {
@@ -143,7 +145,7 @@ final class HubTestServer: Sendable {
         }
         guard let resolve = path.range(of: "/resolve/") else { return refusal(404, "RepoNotFound") }
         let parts = path[resolve.upperBound...].split(separator: "/", maxSplits: 1).map(String.init)
-        guard parts.count == 2, let name = parts[1].removingPercentEncoding,
+        guard parts.count == 2, let name = parts[1].removingPercentEncoding, !repository.unserved.contains(name),
               let data = repository.commits[parts[0]]?[name] else { return refusal(404, "EntryNotFound") }
         if let cdnPort, repository.lfs.contains(name) {
             return .init(status: 302, headers: ["Location": "http://localhost:\(cdnPort)/blobs/\(sha256Hex(data))"])
