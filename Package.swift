@@ -188,7 +188,8 @@ let package = Package(
         .testTarget(name: "OpenSpeechTests", dependencies: ["OpenSpeech", "SpeechEvaluation", "TestSupport"]),
         // The server through real clients: the official `openai` Python package (Clients/) and curl.
         .testTarget(name: "OpenSpeechServerTests", dependencies: ["OpenSpeech", "OpenSpeechServer", "SpeechEvaluation", "TestSupport",
-                                                              .product(name: "Hummingbird", package: "hummingbird")],
+                                                              .product(name: "Hummingbird", package: "hummingbird"),
+                                                              .product(name: "Logging", package: "swift-log")],
                     exclude: ["Clients"]),
         .testTarget(name: "SpeechEngineTests", dependencies: ["SpeechEngine", "SpeechAssets", "SpeechAudio", "SpeechEvaluation", "TestSupport"]),
     ],

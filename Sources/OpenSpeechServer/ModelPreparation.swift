@@ -4,9 +4,15 @@ import OpenSpeech
 extension ServerConfiguration {
     /// Makes the models of `transcriber` ready as this server may (`FileTranscriber.prepareModels`): installs the
     /// missing ones when it installs models, else refuses a missing transcription model (404 `model_not_installed`).
+    /// A request never makes the server download from the Hugging Face Hub (gigabytes, on a client's word): a model
+    /// only the Hub serves is refused the same way until its operator installs it.
     /// Shared by the REST routes and Realtime sessions.
     func prepareModels(for transcriber: FileTranscriber, logger: Logger) async throws {
-        let missing = try await transcriber.prepareModels(installing: installsMissingModels) { id, fraction in
+        let store = transcriber.store
+        let needsTheHub = try transcriber.requiredModelIDs().contains { id in
+            store.installedDirectory(for: id) == nil && store.catalog.model(id)?.isHubSourced == true
+        }
+        let missing = try await transcriber.prepareModels(installing: installsMissingModels && !needsTheHub) { id, fraction in
             if fraction == 0 { logger.info("installing a model", metadata: ["model": .string(id)]) }
         }
         guard let missing else { return }

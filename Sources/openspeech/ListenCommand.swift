@@ -20,7 +20,7 @@ struct ListenCommand: AsyncParsableCommand {
             help: "Language of the speech: a code or an English name (en, english, fr, French, de-DE). Absent: the environment's language (LANG), checked against the first speech and switched when the speech is confidently another (with a multilingual model installed); auto: detected in the first speech, nothing shown before.")
     var locale: String?
 
-    @Option(help: "Catalog model to use instead of the locale's default (see `openspeech models list`).")
+    @Option(help: "Catalog model to use instead of the locale's default (see `openspeech models list`), or a Hugging Face Hub repository of a CTranslate2 Whisper model, hf:OWNER/NAME[@REVISION] (installed first).")
     var model: String?
 
     @Option(help: "text: finals line by line (on a terminal, the words being heard shown dimmed until they settle); jsonl: one JSON object per result (text, isFinal, start, end, words). Default: text on a terminal, else jsonl.")
@@ -68,6 +68,7 @@ struct ListenCommand: AsyncParsableCommand {
         let output = try LiveOutput(format: format, outputPath: self.output)
         let progress = ProgressLine(enabled: !quiet)
         let phrases = try vocabulary.phrases()
+        let model = try await HubModelArgument.catalogID(for: self.model, noDownload: noDownload, progress: progress)
         let first = try LiveTranscription(locale: requested.start, modelID: model, computeType: computeType)
         try await first.prepare(noDownload: noDownload, progress: progress, contextualStrings: phrases)
         let audioFormat = try await first.audioFormat()

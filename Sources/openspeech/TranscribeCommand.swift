@@ -33,7 +33,7 @@ struct TranscribeCommand: AsyncParsableCommand {
     @Option(help: "transcribe (text in the language spoken) or translate (English text; multilingual models only).")
     var task: SpeechTranscriber.TranscriptionTask = .transcribe
 
-    @Option(help: "Catalog model to use instead of the language's default (see `openspeech models list`).")
+    @Option(help: "Catalog model to use instead of the language's default (see `openspeech models list`), or a Hugging Face Hub repository of a CTranslate2 Whisper model, hf:OWNER/NAME[@REVISION] (installed first).")
     var model: String?
 
     @Option(help: "Output format: text, srt, vtt, json (OpenAI's verbose_json), tsv, or all (one file each); default: -o's extension, else text.")
@@ -146,6 +146,8 @@ struct TranscribeCommand: AsyncParsableCommand {
     private func transcribeFiles(standardInputPrefix: [UInt8]? = nil, logger: Logger) async throws {
         let plan = try OutputPlan(inputs: files, format: format, output: output, outputDirectory: outputDir)
         let (locale, detects) = try language()
+        let model = try await HubModelArgument.catalogID(for: self.model, noDownload: noDownload,
+                                                         progress: ProgressLine(enabled: !quiet))
         let transcriber = FileTranscriber(options: .init(
             locale: locale, modelID: model, beamSize: beam.beamSize,
             wordTimestamps: plan.format.needsWordTimes || wordTimestamps, detectsSpeech: !noVad, strict: strict,
@@ -210,6 +212,8 @@ struct TranscribeCommand: AsyncParsableCommand {
     private func transcribeLive(prefix: [UInt8]) async throws {
         // No language given: detected in the first speech, then kept (LiveTranscription).
         let (locale, detects) = try language()
+        let model = try await HubModelArgument.catalogID(for: self.model, noDownload: noDownload,
+                                                         progress: ProgressLine(enabled: !quiet))
         let live = try LiveTranscription(locale: detects ? nil : locale, modelID: model,
                                          computeType: computeType ?? BuildInfo.liveComputeType, threads: decoding.threads)
         let plan = try OutputPlan(inputs: files, format: format, output: output, outputDirectory: outputDir)

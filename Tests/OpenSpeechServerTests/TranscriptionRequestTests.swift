@@ -1,5 +1,7 @@
 import Foundation
+import Logging
 @testable import OpenSpeechServer
+import OpenSpeech
 import SpeechAssets
 import Testing
 import TestSupport
@@ -52,6 +54,24 @@ import TestSupport
         // An English-only model named on a detecting server writes English without detection.
         let english = try Self.request(["model": "whisper-tiny.en"], detects: true)
         #expect(english.modelID == "whisper-tiny.en" && !english.request.detectsLanguage)
+    }
+
+    @Test("a model only the Hugging Face Hub serves is not downloaded on a request: refused until installed")
+    func hubModelsAreNotInstalledForARequest() async throws {
+        let home = try makeTemporaryDirectory("openspeech-hub-refusal")
+        defer { try? FileManager.default.removeItem(at: home) }
+        var store = ModelStore(home: home)
+        // Nothing listens there: a download would fail with another error than the refusal.
+        store.hubEnvironment = HubEnvironment(endpoint: "http://127.0.0.1:9", cacheDirectory: home.appendingPathComponent("hf"))
+        let hubOnly = try #require(store.catalog.models.first { $0.isHubSourced && $0.isTranscriptionModel })
+        let configuration = ServerConfiguration(store: store)
+        #expect(configuration.installsMissingModels)
+        let transcriber = FileTranscriber(options: .init(locale: Locale(identifier: "en-US"), modelID: hubOnly.id,
+                                                         detectsSpeech: false), store: store)
+        await #expect { try await configuration.prepareModels(for: transcriber, logger: Logger(label: "test")) } throws: {
+            ($0 as? APIError)?.code == "model_not_installed"
+        }
+        #expect(store.installedDirectory(for: hubOnly.id) == nil)
     }
 
     @Test("requests no model serves get the API's codes")

@@ -7,7 +7,10 @@ import Testing
         let catalog = ModelCatalog.builtIn
         #expect(Set(catalog.models.map(\.id)).isSuperset(of: ["whisper-tiny.en", "whisper-base", "silero-vad"]))
         for model in catalog.models {
-            #expect(!model.files.isEmpty, "\(model.id) lists no files")
+            // An entry only the Hugging Face Hub serves leaves its files to the repository (checked against the
+            // Hub's hashes at install) and says how large it is.
+            #expect(!model.files.isEmpty || model.isHubSourced, "\(model.id) lists no files")
+            #expect(!model.files.isEmpty || (model.approximateSize ?? 0) > 0, "\(model.id) has no size")
             #expect(!model.sources.isEmpty, "\(model.id) has no source")
             for file in model.files {
                 #expect(file.sha256.count == 64 && file.sha256.allSatisfy(\.isHexDigit), "\(model.id)/\(file.name)")
@@ -24,6 +27,32 @@ import Testing
         let vad = try #require(catalog.model("silero-vad"))
         #expect(vad.files.map(\.name).contains("silero_vad_16k.safetensors"))
         #expect(!vad.isTranscriptionModel)
+    }
+
+    @Test("the Hub's published conversions are in the catalog; the defaults stay those the Python index serves")
+    func hubModelsAndDefaults() throws {
+        let catalog = ModelCatalog.builtIn
+        for id in ["whisper-small", "whisper-small.en", "whisper-medium", "whisper-medium.en", "whisper-large-v3",
+                   "whisper-large-v3-turbo", "distil-whisper-small.en", "distil-whisper-large-v3.5"] {
+            let model = try #require(catalog.model(id), "\(id)")
+            #expect(model.isHubSourced && model.isTranscriptionModel && model.problem() == nil, "\(id)")
+            #expect(model.languages == ["en"] || model.languages.count >= 99, "\(id)")
+        }
+        // The two the Python index serves keep it first, the Hub beside it.
+        for id in ["whisper-tiny.en", "whisper-base"] {
+            let sources = try #require(catalog.model(id)).sources
+            guard case .pythonPackage = sources.first, case .huggingFace = sources.last else {
+                Issue.record("\(id): \(sources.map(\.summary))")
+                continue
+            }
+        }
+        // `hf:` names the catalog entry serving that repository, whatever the letter case.
+        #expect(catalog.model("hf:systran/faster-whisper-small")?.id == "whisper-small")
+        let resolver = LocaleModelResolver(catalog: catalog)
+        #expect(resolver.modelID(for: Locale(identifier: "en-US")) == "whisper-tiny.en")
+        #expect(resolver.modelID(for: Locale(identifier: "fr-FR")) == "whisper-base")
+        // Cantonese: only large-v3's vocabulary has it; the smaller of its two models.
+        #expect(resolver.modelID(for: Locale(identifier: "yue")) == "whisper-large-v3-turbo")
     }
 
     @Test func catalogRoundTripsThroughJSON() throws {

@@ -20,16 +20,18 @@ struct WhisperShapeParityTests {
         var description: String { "\(name) (\(encoderLayers)+\(decoderLayers) layers)" }
     }
 
-    /// One of each published shape up to medium: widths 384 to 1024, 51,864 / 51,865 tokens, distil-small.en's
-    /// 4-layer decoder at its full depth. Not yet here: the 1280-wide shapes (large-v2, large-v3, turbo, distil-large):
-    /// without timestamps they give faster-whisper's 224 tokens, with timestamps the decodings part after a few
-    /// segments (issue 43: the evidence is in its note); `bench/whisper_shape.py` makes them.
+    /// One of each published shape: widths 384 to 1280, 80 and 128 mel bins, 51,864 / 51,865 / 51,866 tokens, the
+    /// decoders of distil-small.en (4 layers), turbo (4) and distil-large-v3 (2) at their full depth. large-v2 (1280
+    /// wide, 80 mel bins, 51,865 tokens: each of its traits is another shape's here) passes too, left out for CI's time.
     static let shapes = [
         Shape(name: "tiny.en", encoderLayers: 1, decoderLayers: 2),
         Shape(name: "base", encoderLayers: 1, decoderLayers: 2),
         Shape(name: "small", encoderLayers: 1, decoderLayers: 1),
         Shape(name: "distil-small.en", encoderLayers: 1, decoderLayers: 4),
         Shape(name: "medium", encoderLayers: 1, decoderLayers: 1),
+        Shape(name: "large-v3", encoderLayers: 1, decoderLayers: 1),
+        Shape(name: "large-v3-turbo", encoderLayers: 1, decoderLayers: 4),
+        Shape(name: "distil-large-v3", encoderLayers: 1, decoderLayers: 2),
     ]
     /// 35.5 s: two windows, so the seek after the first (to its last timestamp, past the audio's end or not).
     static let clips = ["osr-us-000-0034-8k"]
@@ -64,10 +66,12 @@ struct WhisperShapeParityTests {
         return options
     }
 
-    static let settings: [(name: String, options: Reference.Options)] = [
-        ("greedy", Reference.Options(ids: clips)),
-        ("beam 5", Reference.Options(beamSize: 5, ids: clips)),
-    ]
+    /// Greedy and beam 5; the 1280-wide shapes greedy only (a random decoder writes its 224 tokens a window, a
+    /// minute of beam search at that width in each implementation; the beam's logic is the same at every width).
+    static func settings(_ shape: Shape) -> [(name: String, options: Reference.Options)] {
+        let greedy = ("greedy", Reference.Options(ids: clips)), beam = ("beam 5", Reference.Options(beamSize: 5, ids: clips))
+        return shape.name.contains("large") ? [greedy] : [greedy, beam]
+    }
 
     @Test("float32, greedy and beam 5, with timestamps: faster-whisper's tokens, for every shape", arguments: shapes)
     func tokens(_ shape: Shape) async throws {
@@ -76,7 +80,7 @@ struct WhisperShapeParityTests {
         #expect(model.dimensions.isMultilingual == shape.multilingual)
         var audio: [String: [Float]] = [:]
         for id in Self.clips { audio[id] = try WAV.read(try #require(Corpus.item(id)).wav16kURL) }
-        for (name, settings) in Self.settings {
+        for (name, settings) in Self.settings(shape) {
             let reference = try await Self.reference(directory, settings)
             try #require(reference.clips.count == Self.clips.count)
             for clip in reference.clips {
@@ -93,7 +97,9 @@ struct WhisperShapeParityTests {
         }
     }
 
-    @Test("multilingual shapes detect the language faster-whisper detects", arguments: shapes.filter { $0.multilingual })
+    /// One shape of each multilingual vocabulary (51,865 and 51,866 tokens: `<|yue|>` shifts the later ids).
+    @Test("multilingual shapes detect the language faster-whisper detects",
+          arguments: shapes.filter { ["base", "large-v3"].contains($0.name) })
     func languageDetection(_ shape: Shape) async throws {
         let directory = try await Self.directory(shape)
         var settings = Reference.Options(ids: Self.clips)

@@ -29,22 +29,29 @@ public struct CatalogModel: Sendable, Hashable, Codable, Identifiable {
     /// The files, each pinned by SHA-256; empty for an entry whose every source is the Hugging Face Hub, whose
     /// files are then the repository's, checked against the Hub's hashes.
     public var files: [File]
+    /// The download's size in bytes when `files` is empty (the repository's files are known at install time only):
+    /// an estimate, for `size`.
+    public var approximateSize: Int64?
     /// Where the files come from, tried in order until one succeeds.
     public var sources: [ModelSource]
 
     public init(id: String, family: String, languages: [String], license: String? = nil, description: String? = nil,
-                files: [File], sources: [ModelSource]) {
+                files: [File], approximateSize: Int64? = nil, sources: [ModelSource]) {
         self.id = id
         self.family = family
         self.languages = languages
         self.license = license
         self.description = description
         self.files = files
+        self.approximateSize = approximateSize
         self.sources = sources
     }
 
-    /// Total size of the installed model in bytes.
-    public var size: Int64 { files.reduce(0) { $0 + $1.size } }
+    /// Total size of the installed model in bytes (`approximateSize` for an entry that lists no files).
+    public var size: Int64 { files.isEmpty ? approximateSize ?? 0 : files.reduce(0) { $0 + $1.size } }
+
+    /// Whether `size` is an estimate: the entry leaves its files to its Hub repository.
+    public var isSizeApproximate: Bool { files.isEmpty }
 
     /// The families of speech-to-text models: the engine's `SpeechModelFamily` runs each (the others, such as
     /// `silero-vad`, serve a transcription).

@@ -5,7 +5,8 @@ import Foundation
 ///
 /// A locale's language picks the model; its region only matters for matching (Whisper has no regional variants).
 /// English defaults to the fastest good English model (`whisper-tiny.en`), other languages to the smallest
-/// multilingual model (`whisper-base`): among the speech models supporting a language, built-in ones first, the
+/// multilingual model (`whisper-base`): among the speech models supporting a language, built-in ones first (those a
+/// Python package provides before those only the Hugging Face Hub serves: a default installs without the Hub), the
 /// one dedicated to the fewest languages wins, then the smallest.
 public struct LocaleModelResolver: Sendable {
     public let catalog: ModelCatalog
@@ -22,8 +23,11 @@ public struct LocaleModelResolver: Sendable {
             .min { (rank($0), $0.languages.count, $0.size, $0.id) < (rank($1), $1.languages.count, $1.size, $1.id) }
     }
 
-    /// Built-in models first: a model a user adds never silently replaces a locale's default.
-    private func rank(_ model: CatalogModel) -> Int { ModelCatalog.builtIn.model(model.id) == nil ? 1 : 0 }
+    /// Built-in models first: a model a user adds never silently replaces a locale's default; nor does a built-in
+    /// model only the Hub serves (gigabytes over the network) replace one the Python index serves.
+    private func rank(_ model: CatalogModel) -> Int {
+        ModelCatalog.builtIn.model(model.id) == nil ? 2 : model.isHubSourced ? 1 : 0
+    }
 
     /// The id of `model(for:)`.
     public func modelID(for locale: Locale) -> String? { model(for: locale)?.id }

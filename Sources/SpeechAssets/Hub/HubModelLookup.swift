@@ -6,7 +6,7 @@ import Foundation
 /// is what checks a branch for a newer commit).
 extension CatalogModel {
     /// Whether every source is the Hub (such an entry may leave its files to the repository).
-    var isHubSourced: Bool {
+    public var isHubSourced: Bool {
         !sources.isEmpty && sources.allSatisfy { if case .huggingFace = $0 { true } else { false } }
     }
 
