@@ -11,6 +11,7 @@ run JSON in the layout `whisper-bench report` reads (engine, options, wall time,
 
 The openspeech side times the whole invocation (model load included, as a user waits for it); --per-file runs
 one invocation per file. --compare FILE reports whether every clip's text is identical to another run's.
+--no-fallback decodes at temperature 0 only on both sides (the random-weight shapes of bench/shapes).
 """
 
 import argparse
@@ -50,7 +51,8 @@ def run_openspeech(args, items):
     base = [args.openspeech, "transcribe", "--locale", "en-US", "--model", args.model, "--beam-size",
             str(args.beam_size), "--format", "text", "--quiet"] \
         + (["--compute-type", args.compute_type] if args.compute_type else []) \
-        + (["--no-vad"] if args.no_vad else []) + (["--batch-size", str(args.batch_size)] if args.batch_size else [])
+        + (["--no-vad"] if args.no_vad else []) + (["--batch-size", str(args.batch_size)] if args.batch_size else []) \
+        + (["--temperature-increment-on-fallback", "0"] if args.no_fallback else [])
     texts = {}
     seconds = {}
     global cpu_start
@@ -69,6 +71,10 @@ def run_openspeech(args, items):
             with open(os.path.join(out, item["id"] + ".txt"), encoding="utf-8") as f:
                 texts[item["id"]] = f.read().strip()
     return texts, seconds, wall, 0.0, children_peak_rss()
+
+
+def temperatures(args):
+    return [0.0] if args.no_fallback else [0, 0.2, 0.4, 0.6, 0.8, 1.0]
 
 
 def children_cpu():
@@ -104,7 +110,7 @@ def run_faster_whisper(args, items):
                                               batch_size=args.batched)
         else:
             segments, _ = model.transcribe(wav_path(args.corpus, item), language="en", beam_size=args.beam_size,
-                                           vad_filter=args.vad_filter)
+                                           vad_filter=args.vad_filter, temperature=temperatures(args))
         texts[item["id"]] = "".join(s.text for s in segments).strip()
         seconds[item["id"]] = time.perf_counter() - t
     wall = time.perf_counter() - start
@@ -121,6 +127,8 @@ def main():
     parser.add_argument("--compute-type", help="openspeech: the CLI's default unless given; faster-whisper: required")
     parser.add_argument("--beam-size", type=int, default=5)
     parser.add_argument("--no-vad", action="store_true")
+    parser.add_argument("--no-fallback", action="store_true",
+                        help="temperature 0 only, no fallback on either side (random-weight shapes: bench/shapes)")
     parser.add_argument("--per-file", action="store_true")
     parser.add_argument("--vad-filter", action="store_true")
     parser.add_argument("--batch-size", type=int, default=0, help="openspeech: --batch-size N (0: not given)")
@@ -143,7 +151,7 @@ def main():
     run = {
         "engine": args.label, "model": args.model, "multilingual": False,
         "options": {"compute_type": args.compute_type or "default", "beam_size": args.beam_size,
-                    "temperatures": [0, 0.2, 0.4, 0.6, 0.8, 1.0], "word_timestamps": False},
+                    "temperatures": temperatures(args), "word_timestamps": False},
         "load_seconds": load, "wall_seconds": wall, "cpu_seconds": cpu, "audio_seconds": audio, "peak_rss_bytes": rss,
         "clips": [{"id": i["id"], "subset": i["subset"], "language": i["language"],
                    "duration": float(i["duration_s"]), "reference": i["transcript"], "text": texts[i["id"]],
