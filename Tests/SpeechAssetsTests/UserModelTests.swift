@@ -99,7 +99,7 @@ import Darwin
             return path == fifo.path && reason.contains("FIFO")
         }
 
-        let added = try await finishesPromptly(unblocking: fifo) {
+        let added = try await runReleasingFIFO(unblocking: fifo) {
             try await store.addUserModel(from: folder, languages: ["en"])
         }
         #expect(added.error.map(isFIFORefusal) == true, "\(String(describing: added.error))")
@@ -110,7 +110,7 @@ import Darwin
             id: "fifo-source", family: "whisper", languages: ["en"],
             files: [.init(name: "model.bin", size: 1, sha256: String(repeating: "0", count: 64))],
             sources: [.directory(path: folder.path)])]))
-        let installed = try await finishesPromptly(unblocking: fifo) { try await source.install("fifo-source") }
+        let installed = try await runReleasingFIFO(unblocking: fifo) { try await source.install("fifo-source") }
         #expect(installed.error.map(isFIFORefusal) == true, "\(String(describing: installed.error))")
         #expect(leftovers(in: source) == [])
     }
@@ -191,9 +191,12 @@ import Darwin
         #expect(try Data(contentsOf: installed.appendingPathComponent("model.bin")) == changed)
     }
 
-    /// Runs `body` and returns its result, requiring it to end within 10 s of starting. A body stuck opening the
-    /// FIFO `fifo` is released (a writer opens it) so the test reports instead of hanging.
-    func finishesPromptly<T: Sendable>(unblocking fifo: URL,
+    /// Runs `body` and returns its result. A body still running 60 s after it started is released from the FIFO
+    /// `fifo` (a writer opens it) so the test reports instead of hanging: a body that had opened the FIFO then reads
+    /// an empty file and does not end with the FIFO's refusal, which is what the callers check. How long the body
+    /// took is not itself checked: beside the engine-heavy suites a 2-vCPU machine's cooperative threads can be
+    /// busy for over a minute (seen once in a full run), and a refusal late for that reason is still a refusal.
+    func runReleasingFIFO<T: Sendable>(unblocking fifo: URL,
                                        _ body: @escaping @Sendable () async throws -> T) async throws -> Result<T, any Error> {
         let clock = RunClock()
         let task = Task {
@@ -202,16 +205,13 @@ import Darwin
             return try await body()
         }
         while clock.startedAt == nil { try await Task.sleep(nanoseconds: 10_000_000) }
-        // Reading a FIFO would block until a writer comes: 60 s tells that from a refusal even when the engine-heavy
-        // suites beside this one keep the cooperative threads busy (10 s did not, once, on a 2-vCPU machine).
+        // Opening the FIFO to read it would block until a writer comes: after 60 s one comes.
         let deadline = try #require(clock.startedAt).addingTimeInterval(60)
         while !clock.isFinished && Date() < deadline { try await Task.sleep(nanoseconds: 10_000_000) }
-        let prompt = clock.isFinished
-        if !prompt {
+        if !clock.isFinished {
             let fd = open(fifo.path, O_WRONLY | O_NONBLOCK)
             if fd >= 0 { _ = close(fd) }
         }
-        #expect(prompt, "a folder holding a FIFO must be refused at once, not read")
         return await task.result
     }
 
