@@ -17,19 +17,8 @@ enum HubAPIRequest {
         request.setValue("application/json", forHTTPHeaderField: "Accept")
         credentials?.apply(to: &request)
         let receiver = BoundedReceiver(limit: limit, credentials: credentials)
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeout
-        let queue = OperationQueue()
-        queue.maxConcurrentOperationCount = 1
-        let session = URLSession(configuration: configuration, delegate: receiver, delegateQueue: queue)
-        defer { session.finishTasksAndInvalidate() }
-        let task = session.dataTask(with: request)
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                receiver.start(task, continuation: continuation)
-            }
-        } onCancel: {
-            task.cancel()
+        return try await SingleRequestSession.run(request, timeout: timeout, delegate: receiver) {
+            receiver.start($0, continuation: $1)
         }
     }
 

@@ -55,19 +55,8 @@ struct HTTPDownloader: Sendable {
         credentials?.apply(to: &request)
         let receiver = DownloadReceiver(sink: sink, offset: offset, credentials: credentials, refusal: refusal,
                                         reportBytes: reportBytes)
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = idleTimeout
-        let queue = OperationQueue()
-        queue.maxConcurrentOperationCount = 1
-        let session = URLSession(configuration: configuration, delegate: receiver, delegateQueue: queue)
-        defer { session.finishTasksAndInvalidate() }
-        let task = session.dataTask(with: request)
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                receiver.start(task, continuation: continuation)
-            }
-        } onCancel: {
-            task.cancel()
+        return try await SingleRequestSession.run(request, timeout: idleTimeout, delegate: receiver) {
+            receiver.start($0, continuation: $1)
         }
     }
 }
