@@ -50,7 +50,7 @@ struct LiveTranscription {
     /// The model that transcribes (the one that detects, when the language is detected) and its compute type, as the
     /// listening line names them.
     var modelDescription: String {
-        "\((try? files.transcriptionModelID()) ?? "?"), compute type \(computeType.resolved)"
+        "\(transcriber.selectedModelID ?? "?"), compute type \(computeType.resolved)"
     }
 
     /// Installs missing models, each named (or fails under `noDownload` when the transcriber's is missing), then loads

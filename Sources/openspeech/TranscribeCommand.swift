@@ -227,8 +227,7 @@ struct TranscribeCommand: AsyncParsableCommand {
                                                    computeType: live.computeType, detectsLanguage: detects))
         try await ModelInstallation.install(files, noDownload: noDownload, progress: progress)
         if !quiet {
-            let id = try files.transcriptionModelID()
-            FileHandle.standardError.write(Data("openspeech: model \(id), compute type \(live.computeType.resolved)\n".utf8))
+            FileHandle.standardError.write(Data("openspeech: model \(live.modelDescription)\n".utf8))
         }
         try await live.prepare(noDownload: noDownload, progress: progress, contextualStrings: try vocabulary.phrases())
         let failure = Mutex<String?>(nil)
@@ -243,7 +242,7 @@ struct TranscribeCommand: AsyncParsableCommand {
                 results: finals,
                 language: finals.lazy.compactMap { Transcript.Segment($0).language }.first
                     ?? live.locale.language.languageCode?.identifier ?? "", duration: end,
-                model: try? files.transcriptionModelID())
+                model: live.transcriber.selectedModelID)
             var writer = TranscriptWriter(plan: plan, several: false, layout: subtitles.layout,
                                           highlightWords: subtitles.highlightWords, words: wordTimestamps)
             try writer.write(transcript, for: "-")

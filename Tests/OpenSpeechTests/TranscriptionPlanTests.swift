@@ -11,10 +11,10 @@ import SpeechEngine
     static let english = Locale(identifier: "en-US"), french = Locale(identifier: "fr-FR")
 
     static func plan(_ locale: Locale = TranscriptionPlanTests.english, model: String? = nil, task: SpeechTranscriber.TranscriptionTask = .transcribe,
-                     detects: Bool = false, perWindow: Bool = false, speech: Bool = true,
+                     detects: Bool = false, perWindow: Bool = false, speech: Bool = true, live: Bool = false,
                      installed: Set<String>) throws -> TranscriptionPlan {
         try TranscriptionPlan(.init(locale: locale, modelID: model, task: task, detectsLanguage: detects,
-                                    detectsLanguagePerWindow: perWindow, detectsSpeech: speech),
+                                    detectsLanguagePerWindow: perWindow, detectsSpeech: speech, favoursLatency: live),
                               catalog: catalog, installed: installed)
     }
 
@@ -54,6 +54,21 @@ import SpeechEngine
         Row(name: "translation from English with no model named: the multilingual model",
             plan: { try plan(task: .translate, installed: all) }, runs: "whisper-base", language: .given,
             installs: ["whisper-base", "silero-vad"]),
+        Row(name: "English given, more accurate models installed: the most accurate runs, the default is what installs",
+            plan: { try plan(installed: all.union(["whisper-small", "whisper-large-v3-turbo", "whisper-medium.en"])) },
+            runs: "whisper-large-v3-turbo", language: .given, installs: ["whisper-tiny.en", "silero-vad"]),
+        Row(name: "one accuracy class: English-only before multilingual, then the smaller",
+            plan: { try plan(installed: ["whisper-small", "whisper-small.en", "distil-whisper-small.en"]) },
+            runs: "distil-whisper-small.en", language: .given, installs: ["whisper-tiny.en", "silero-vad"]),
+        Row(name: "French: the most accurate multilingual model installed (an English-only one does not speak it)",
+            plan: { try plan(french, installed: all.union(["whisper-medium", "distil-whisper-large-v3.5"])) },
+            runs: "whisper-medium", language: .given, installs: ["whisper-base", "silero-vad"]),
+        Row(name: "live: the default runs when installed, for speed",
+            plan: { try plan(live: true, installed: all.union(["whisper-large-v3-turbo"])) },
+            runs: "whisper-tiny.en", language: .given, installs: ["whisper-tiny.en", "silero-vad"]),
+        Row(name: "live without the default installed: the most accurate installed model",
+            plan: { try plan(live: true, installed: ["whisper-base", "whisper-small"]) },
+            runs: "whisper-small", language: .given, installs: ["whisper-tiny.en", "silero-vad"]),
         Row(name: "a model named runs whatever is installed",
             plan: { try plan(french, model: "whisper-base", installed: []) }, runs: "whisper-base", language: .given,
             installs: ["whisper-base", "silero-vad"]),
@@ -68,11 +83,15 @@ import SpeechEngine
         #expect(plan.requiredModelIDs == row.installs)
     }
 
-    @Test("after detection: the model named, else the detected language's installed default, else the detecting model")
+    @Test("after detection: the model named, else the most accurate installed model that speaks the detected language")
     func detectedLanguageModel() throws {
         let detecting = try Self.plan(detects: true, installed: Self.all)
         #expect(detecting.modelID(forDetected: "en") == "whisper-tiny.en")
         #expect(detecting.modelID(forDetected: "fr") == "whisper-base")
+        let more = try Self.plan(detects: true, installed: Self.all.union(["whisper-small", "distil-whisper-large-v3.5"]))
+        #expect(more.modelID == "whisper-base", "the smallest installed multilingual model detects")
+        #expect(more.modelID(forDetected: "en") == "distil-whisper-large-v3.5")
+        #expect(more.modelID(forDetected: "de") == "whisper-small")
         #expect(detecting.modelID(forDetected: nil) == "whisper-base")
         #expect(try Self.plan(detects: true, installed: ["whisper-base"]).modelID(forDetected: "en") == "whisper-base")
         #expect(try Self.plan(task: .translate, detects: true, installed: Self.all).modelID(forDetected: "en") == "whisper-base")

@@ -55,6 +55,18 @@ import Testing
         #expect(resolver.modelID(for: Locale(identifier: "yue")) == "whisper-large-v3-turbo")
     }
 
+    @Test("every built-in speech model has an accuracy class; the larger sizes come first, the defaults share the last")
+    func accuracyClasses() throws {
+        let catalog = ModelCatalog.builtIn
+        for model in catalog.models where model.isTranscriptionModel {
+            #expect(model.accuracyClass != nil, "\(model.id)")
+        }
+        let order = ["whisper-large-v3", "whisper-large-v3-turbo", "whisper-medium", "whisper-small", "whisper-base"]
+        let classes = try order.map { try #require(catalog.model($0)?.accuracyClass) }
+        #expect(classes == classes.sorted() && Set(classes).count == order.count, "\(classes)")
+        #expect(catalog.model("whisper-tiny.en")?.accuracyClass == catalog.model("whisper-base")?.accuracyClass)
+    }
+
     @Test func catalogRoundTripsThroughJSON() throws {
         let data = try JSONEncoder().encode(ModelCatalog.builtIn)
         let decoded = try JSONDecoder().decode(ModelCatalog.self, from: data)

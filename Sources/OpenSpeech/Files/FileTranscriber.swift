@@ -125,8 +125,8 @@ public struct FileTranscriber: Sendable {
     public func requiredModelIDs() throws -> [String] { try plan().requiredModelIDs }
 
     /// The catalog id of the model that transcribes with these options, as the models are installed now: `modelID`
-    /// if given, else the locale's (its default, or an installed model that speaks the language when the default is
-    /// not installed); with `detectsLanguage`, the model that detects the language (each file's own model is chosen
+    /// if given, else the locale's (the most accurate installed model that speaks the language, else its default);
+    /// with `detectsLanguage`, the model that detects the language (each file's own model is chosen
     /// once its language is heard, and reported as `Event.model`). Throws as `requiredModelIDs()` does.
     public func transcriptionModelID() throws -> String { try plan().modelID }
 

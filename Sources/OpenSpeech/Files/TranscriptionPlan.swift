@@ -15,6 +15,9 @@ struct TranscriptionPlan: Sendable {
         var detectsLanguage: Bool
         var detectsLanguagePerWindow: Bool
         var detectsSpeech: Bool
+        /// Live transcription: with no model named, the locale's default (chosen for speed) runs when installed,
+        /// not the most accurate installed model, which may not keep up with speech on a CPU.
+        var favoursLatency = false
     }
 
     /// How the language of the speech is decided.
@@ -35,8 +38,8 @@ struct TranscriptionPlan: Sendable {
     let modelID: String
     let language: LanguageDecision
     /// The catalog ids to have installed before any audio: the transcription's model (or the detecting one), then the
-    /// speech detector's. The first may differ from `modelID`: the locale's default is what gets installed, while an
-    /// installed model that speaks the language runs until it is.
+    /// speech detector's. The first may differ from `modelID`: the locale's default is what gets installed, while the
+    /// most accurate installed model that speaks the language runs (`LanguageModelChoice.installedModelID`).
     let requiredModelIDs: [String]
     private let choice: LanguageModelChoice
 
@@ -84,26 +87,17 @@ struct TranscriptionPlan: Sendable {
         } else {
             language = .given
             modelID = request.modelID == nil && translating == nil
-                ? Self.installedModelID(for: request.locale, catalog: catalog, installed: installed) ?? id : id
+                ? choice.installedModelID(for: request.locale, favouringLatency: request.favoursLatency) ?? id
+                : id
         }
     }
 
     /// The model that transcribes speech detected as `language` (nil: none was heard) with `.detectedFirst`: the
-    /// model named, else for translation the detecting model, else the language's default when installed, else the
-    /// detecting model (which knows every language).
+    /// model named, else for translation the detecting model, else the most accurate installed model that speaks the
+    /// language (the detecting model knows every language).
     func modelID(forDetected language: String?) -> String {
         if let named = request.modelID { return named }
         guard let language, request.task == .transcribe else { return modelID }
         return choice.transcriptionModelID(for: language, detectionModelID: modelID)
-    }
-
-    /// The model for `locale` as the models are installed now: its default if installed, else an installed model that
-    /// speaks its language, else its default (nil: no model speaks it).
-    static func installedModelID(for locale: Locale, catalog: ModelCatalog, installed: Set<String>) -> String? {
-        guard let preferred = LocaleModelResolver(catalog: catalog).modelID(for: locale) else { return nil }
-        if installed.contains(preferred) { return preferred }
-        let language = LocaleModelResolver.whisperLanguage(of: locale) ?? ""
-        return catalog.models.first { $0.isTranscriptionModel && $0.languages.contains(language) && installed.contains($0.id) }?.id
-            ?? preferred
     }
 }

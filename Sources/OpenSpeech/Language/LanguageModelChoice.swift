@@ -27,11 +27,28 @@ struct LanguageModelChoice: Sendable {
         return multilingualModels.first?.id
     }
 
-    /// The model to transcribe `language` with, once detected by `detectionModelID`: the locale's default model
-    /// (an English-only one for English) when installed, else the detection model, which knows the language.
+    /// The model to transcribe `language` with, once detected by `detectionModelID` (installed): the most accurate
+    /// installed model that speaks it, which may be the detecting one.
     func transcriptionModelID(for language: String, detectionModelID: String) -> String {
-        let resolver = LocaleModelResolver(catalog: catalog)
-        if let id = resolver.modelID(for: Locale(identifier: language)), installed.contains(id) { return id }
-        return detectionModelID
+        mostAccurateInstalledModelID(for: language) ?? detectionModelID
+    }
+
+    /// The installed speech model that transcribes `language` best (nil: none speaks it): the most accurate class
+    /// (`CatalogModel.accuracyClass`, a model of unknown accuracy after every class); in one class the model
+    /// dedicated to fewer languages (English-only before multilingual), then the smaller.
+    func mostAccurateInstalledModelID(for language: String) -> String? {
+        catalog.models
+            .filter { $0.isTranscriptionModel && $0.languages.contains(language) && installed.contains($0.id) }
+            .min { ($0.accuracyClass ?? .max, $0.languages.count, $0.size, $0.id)
+                    < ($1.accuracyClass ?? .max, $1.languages.count, $1.size, $1.id) }?.id
+    }
+
+    /// The model for `locale` as the models are installed now: the most accurate installed model that speaks its
+    /// language (`favouringLatency`: the locale's default first, when installed), else its default (nil: no model
+    /// speaks it).
+    func installedModelID(for locale: Locale, favouringLatency: Bool) -> String? {
+        guard let preferred = LocaleModelResolver(catalog: catalog).modelID(for: locale) else { return nil }
+        if favouringLatency && installed.contains(preferred) { return preferred }
+        return LocaleModelResolver.whisperLanguage(of: locale).flatMap(mostAccurateInstalledModelID) ?? preferred
     }
 }

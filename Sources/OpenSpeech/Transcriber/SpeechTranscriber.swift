@@ -12,9 +12,11 @@ import SpeechAudio
 /// machine's speed (`VolatileDecodeSchedule`). Those agreement decodings use the beam search (5 wide by default),
 /// previews are greedy.
 ///
-/// Differs from Apple's: the locale picks a catalog model (English: `whisper-tiny.en`, others `whisper-base`),
-/// or `EngineConfiguration.modelID` names one; each result's text keeps Whisper's leading space except the
-/// session's first, so concatenating results gives the transcript.
+/// Differs from Apple's: the locale picks a catalog model, or `EngineConfiguration.modelID` names one. Its default
+/// (English: `whisper-tiny.en`, others `whisper-base`) is what gets installed; final-only transcription runs the most
+/// accurate installed model that speaks the language (`CatalogModel.accuracyClass`), live transcription
+/// (`.volatileResults`) the default when it is installed, for speed. Each result's text keeps Whisper's leading
+/// space except the session's first, so concatenating results gives the transcript.
 public final class SpeechTranscriber: LocaleDependentSpeechModule, AnalyzerDrivenModule {
     /// A transcription of a stretch of audio, as in Apple's Speech.
     public struct Result: SpeechModuleResult, Sendable, Equatable {
@@ -161,6 +163,10 @@ public final class SpeechTranscriber: LocaleDependentSpeechModule, AnalyzerDrive
             return SpeechAnalyzer.speechFormats
         }
     }
+
+    /// The catalog id of the model this transcriber runs, as the models are installed now (nil: no model transcribes
+    /// its locale); with `EngineConfiguration.detectsLanguage`, the multilingual model that detects. Not in Apple's API.
+    public var selectedModelID: String? { (processor as? TranscriptionProcessor)?.plannedModelID }
 
     // MARK: Assets
 

@@ -46,6 +46,13 @@ actor TranscriptionProcessor: ModuleProcessor {
         return plan.flatMap { store.installedDirectory(for: $0.modelID) }
     }
 
+    /// The catalog id of the model the plan for these settings runs as the models are installed now (nil: none).
+    nonisolated var plannedModelID: String? {
+        let store = settings.store
+        return try? TranscriptionPlan(settings.planRequest, catalog: store.catalog,
+                                      installed: Set(store.installedModelIDs)).modelID
+    }
+
     // MARK: ModuleProcessor
 
     func prepare(context: AnalysisContext, retention: SpeechAnalyzer.Options.ModelRetention) async throws {

@@ -45,7 +45,7 @@ extension TranscriptionProcessor.Settings {
     /// What these settings ask of a `TranscriptionPlan` (a detector beside the transcriber is the analyzer's).
     var planRequest: TranscriptionPlan.Request {
         .init(locale: locale, modelID: modelID, task: task, detectsLanguage: detectsLanguage,
-              detectsLanguagePerWindow: detectsLanguagePerWindow, detectsSpeech: false)
+              detectsLanguagePerWindow: detectsLanguagePerWindow, detectsSpeech: false, favoursLatency: volatile)
     }
 
     /// The initial prompt as the text heard before the audio, which the transcript then continues (Whisper's

@@ -34,9 +34,14 @@ public struct CatalogModel: Sendable, Hashable, Codable, Identifiable {
     public var approximateSize: Int64?
     /// Where the files come from, tried in order until one succeeds.
     public var sources: [ModelSource]
+    /// The speech model's accuracy class, 1 the most accurate: each class transcribes better than the next by the
+    /// published word error rates (the README's model table gives the order and its sources); nil when the catalog
+    /// does not know it (a model a user adds), which ranks after every class. Among the installed models that speak a
+    /// language, file transcription runs the most accurate (`LanguageModelChoice`).
+    public var accuracyClass: Int?
 
     public init(id: String, family: String, languages: [String], license: String? = nil, description: String? = nil,
-                files: [File], approximateSize: Int64? = nil, sources: [ModelSource]) {
+                files: [File], approximateSize: Int64? = nil, sources: [ModelSource], accuracyClass: Int? = nil) {
         self.id = id
         self.family = family
         self.languages = languages
@@ -45,6 +50,7 @@ public struct CatalogModel: Sendable, Hashable, Codable, Identifiable {
         self.files = files
         self.approximateSize = approximateSize
         self.sources = sources
+        self.accuracyClass = accuracyClass
     }
 
     /// Total size of the installed model in bytes (`approximateSize` for an entry that lists no files).
