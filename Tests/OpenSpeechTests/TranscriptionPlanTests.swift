@@ -103,6 +103,9 @@ import SpeechEngine
         #expect(throws: ModelAssetError.self) { try Self.plan(model: "base", installed: Self.all) }
         #expect(throws: SFSpeechError.self) { try Self.plan(model: "whisper-tiny.en", task: .translate, installed: Self.all) }
         #expect(throws: SFSpeechError.self) { try Self.plan(Locale(identifier: "tlh"), installed: Self.all) }
+        // Models of the catalog that do not transcribe (yet), refused before anything installs.
+        #expect(throws: SFSpeechError.self) { try Self.plan(model: "silero-vad", installed: Self.all) }
+        #expect(throws: SFSpeechError.self) { try Self.plan(model: "moonshine-base-en", installed: Self.all) }
     }
 
     @Test("every model the plan may choose is of a family the engine loads, and the engine's families are the catalog's")

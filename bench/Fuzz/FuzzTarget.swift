@@ -24,6 +24,8 @@ enum FuzzTarget: String, CaseIterable {
     case realtimeEvent = "realtime-event"
     case httpHead = "http-head"
     case bytePairEncoder = "byte-pair-encoder"
+    case ortModel = "ort-model"
+    case moonshineTokenizer = "moonshine-tokenizer"
 
     /// What the input stands for, for the script's help.
     var summary: String {
@@ -43,6 +45,8 @@ enum FuzzTarget: String, CaseIterable {
         case .realtimeEvent: "a Realtime WebSocket message: event, session update, appended audio in every format"
         case .httpHead: "a connection's bytes before the HTTP parser (heads, bodies, framing), whole and byte by byte"
         case .bytePairEncoder: "text to the tokenizer's byte-pair encoder: round trip, and a letter run against the rules"
+        case .ortModel: "an ONNX Runtime ORT-format model (Moonshine's): graphs, initializers, weights by layer"
+        case .moonshineTokenizer: "Moonshine's tokenizer.bin: pieces, and every token decoded"
         }
     }
 
@@ -63,6 +67,8 @@ enum FuzzTarget: String, CaseIterable {
         case .realtimeEvent: "message.json"
         case .httpHead: "connection.bin"
         case .bytePairEncoder: "text.txt"
+        case .ortModel: "model.ort"
+        case .moonshineTokenizer: "tokenizer.bin"
         }
     }
 
@@ -109,6 +115,10 @@ enum FuzzTarget: String, CaseIterable {
                 return runConnectionBytes(bytes)
             case .bytePairEncoder:
                 return try BytePairFuzz.run(bytes)
+            case .ortModel:
+                try EngineReaders.readORTModel(url)
+            case .moonshineTokenizer:
+                try EngineReaders.readMoonshineTokenizer(url)
             }
             return "read"
         } catch {

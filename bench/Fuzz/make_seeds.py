@@ -236,3 +236,124 @@ put("http-head", "smuggle.bin", b"POST / HTTP/1.1\r\nContent-Length: 4\r\nTransf
 # Text to the byte-pair encoder.
 put("byte-pair-encoder", "letters.txt", b"aaaaabalolololooba" * 8)
 put("byte-pair-encoder", "mixed.txt", "Hello, wörld! 你好 <|en|> ab lo\n\t".encode())
+
+
+# ORT-format models (ONNX Runtime's FlatBuffers): a small graph written here as Moonshine's files are laid out (an
+# int8 weight dequantized by Cast, Mul and Add before a MatMul named after its module, an If whose branch is a
+# subgraph), and Moonshine's tokenizer.bin cut to its special and byte tokens and a few pieces.
+class FlatBuffer:
+    """A FlatBuffers writer laying objects out front to back (each offset points forward; vtables before tables)."""
+
+    def __init__(self):
+        self.buf = bytearray(8)
+
+    def align(self, n):
+        self.buf += b"\0" * (-len(self.buf) % n)
+
+    def string(self, text):
+        self.align(4)
+        pos = len(self.buf)
+        data = text.encode()
+        self.buf += struct.pack("<I", len(data)) + data + b"\0"
+        return pos
+
+    def scalars(self, fmt, values):
+        self.align(8)
+        self.buf += b"\0" * 4  # so the values after the count are 8-aligned
+        pos = len(self.buf)
+        self.buf += struct.pack("<I", len(values)) + b"".join(struct.pack("<" + fmt, v) for v in values)
+        return pos
+
+    def raw(self, data):
+        self.align(4)
+        pos = len(self.buf)
+        self.buf += struct.pack("<I", len(data)) + data
+        return pos
+
+    def offsets(self, writers):
+        self.align(4)
+        pos = len(self.buf)
+        self.buf += struct.pack("<I", len(writers)) + b"\0" * 4 * len(writers)
+        for i, write in enumerate(writers):
+            child = write()
+            struct.pack_into("<I", self.buf, pos + 4 + 4 * i, child - (pos + 4 + 4 * i))
+        return pos
+
+    def table(self, fields):
+        """fields: one per field index, None (absent), (fmt, value) for a scalar, or a function writing a child."""
+        self.align(4)
+        vtable = len(self.buf)
+        self.buf += b"\0" * (4 + 2 * len(fields))
+        self.align(8)
+        self.buf += b"\0" * 4
+        table = len(self.buf) - 4
+        entries, pending = [], []
+        for item in fields:
+            if item is None:
+                entries.append(0)
+            elif callable(item):
+                self.align(4)
+                entries.append(len(self.buf) - table)
+                pending.append((len(self.buf), item))
+                self.buf += b"\0" * 4
+            else:
+                fmt, value = item
+                self.align(struct.calcsize(fmt))
+                entries.append(len(self.buf) - table)
+                self.buf += struct.pack("<" + fmt, value)
+        struct.pack_into("<HH" + "H" * len(fields), self.buf, vtable, 4 + 2 * len(fields), len(self.buf) - table, *entries)
+        struct.pack_into("<i", self.buf, table, table - vtable)
+        for pos, write in pending:
+            struct.pack_into("<I", self.buf, pos, write() - pos)
+        return table
+
+    def finish(self, root):
+        struct.pack_into("<I", self.buf, 0, root)
+        self.buf[4:8] = b"ORTM"
+        return bytes(self.buf)
+
+
+def ort_seed():
+    fb = FlatBuffer()
+
+    def tensor(name, dims, code, data):
+        return lambda: fb.table([lambda: fb.string(name), None, lambda: fb.scalars("q", dims), ("i", code),
+                                 lambda: fb.raw(data)])
+
+    def node(name, op, inputs, outputs, subgraph=None):
+        attributes = None
+        if subgraph is not None:
+            attributes = lambda: fb.offsets([lambda: fb.table([lambda: fb.string("then_branch"), None, ("i", 5), None,
+                                                               None, None, None, subgraph])])
+        return lambda: fb.table([lambda: fb.string(name), None, None, None, None, lambda: fb.string(op), None, None,
+                                 lambda: fb.offsets([(lambda s: lambda: fb.string(s))(s) for s in inputs]),
+                                 lambda: fb.offsets([(lambda s: lambda: fb.string(s))(s) for s in outputs]),
+                                 attributes])
+
+    def graph(initializers, nodes, inputs, outputs):
+        return lambda: fb.table([lambda: fb.offsets(initializers), None, lambda: fb.offsets(nodes), None, None,
+                                 lambda: fb.offsets([(lambda s: lambda: fb.string(s))(s) for s in inputs]),
+                                 lambda: fb.offsets([(lambda s: lambda: fb.string(s))(s) for s in outputs])])
+
+    branch = graph([], [node("/layers.0/fc/MatMul", "MatMul", ["x", "w_add"], ["y"])], [], ["y"])
+    main = graph(
+        [tensor("onnx::MatMul_1_quantized", [4, 4], 3, bytes(range(16))),
+         tensor("onnx::MatMul_1_scale", [1], 1, struct.pack("<f", 0.5)),
+         tensor("onnx::MatMul_1_zero_point", [1], 1, struct.pack("<f", -0.25)),
+         tensor("layers.0.norm.weight_merged_0", [4], 1, struct.pack("<4f", 1, 2, 3, 4))],
+        [node("c", "Cast", ["onnx::MatMul_1_quantized"], ["w_cast"]),
+         node("m", "Mul", ["w_cast", "onnx::MatMul_1_scale"], ["w_mul"]),
+         node("a", "Add", ["w_mul", "onnx::MatMul_1_zero_point"], ["w_add"]),
+         node("optimum::if", "If", ["use_cache_branch"], ["y"], subgraph=branch)],
+        ["x", "use_cache_branch"], ["y"])
+    model = lambda: fb.table([("q", 10), None, lambda: fb.string("seed"), None, None, None, None, main])
+    session = fb.table([lambda: fb.string("6"), model])
+    return fb.finish(session)
+
+
+put("ort-model", "small.ort", ort_seed())
+pieces = [b"<unk>", b"<s>", b"</s>"] + [bytes([i]) for i in range(256)] + ["\u2581the".encode(), b"ing", "\u2581caf\u00e9".encode()]
+put("moonshine-tokenizer", "small.bin", b"".join(bytes([len(p)]) + p for p in pieces))
+moonshine = os.path.join(models, "moonshine-base-en", "tokenizer.bin")
+if os.path.exists(moonshine):
+    put("moonshine-tokenizer", "real.bin", read(moonshine)[:8192])

@@ -44,7 +44,8 @@ struct TranscriptionPlan: Sendable {
     private let choice: LanguageModelChoice
 
     /// The plan for `request` with `catalog`, `installed` the ids of the installed models. Throws
-    /// `ModelAssetError.unknownModel` for a model the catalog lacks; `SFSpeechError(.cannotAllocateUnsupportedLocale)`
+    /// `ModelAssetError.unknownModel` for a model the catalog lacks; `SFSpeechError(.noModel)` for one that is not a
+    /// speech-to-text model of a family this build runs; `SFSpeechError(.cannotAllocateUnsupportedLocale)`
     /// for a locale no model covers and for translation by an English-only model; `SFSpeechError(.noModel)` for
     /// language detection when the catalog has no multilingual model.
     init(_ request: Request, catalog: ModelCatalog, installed: Set<String>) throws {
@@ -53,6 +54,11 @@ struct TranscriptionPlan: Sendable {
         let named = request.modelID.map { ($0, catalog.model($0)) }
         if let (id, model) = named, model == nil {
             throw ModelAssetError.unknownModel(id: id, known: catalog.models.filter(\.isTranscriptionModel).map(\.id))
+        }
+        if let (id, model) = named, let model, !model.isTranscriptionModel {
+            throw SFSpeechError(.noModel, "\(id) is a \(model.family) model, which this build does not transcribe with "
+                + "(it runs \(CatalogModel.transcriptionFamilies.sorted().joined(separator: ", ")) models); "
+                + "see `openspeech models list`.")
         }
         let forcesEnglish = named?.1.map(LanguageModelChoice.isEnglishOnly) ?? false
         if let (id, _) = named, forcesEnglish, request.task == .translate {

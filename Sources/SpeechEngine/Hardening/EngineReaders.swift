@@ -19,4 +19,25 @@ package enum EngineReaders {
     package static func readConfig(_ url: URL) throws {
         _ = try ModelConfig.load(url)
     }
+
+    /// Reads an ONNX Runtime ORT-format model (Moonshine's `encoder_model.ort`, `decoder_model_merged.ort`): its
+    /// graphs, every initializer's values, and each weight by layer, dequantized.
+    package static func readORTModel(_ url: URL) throws {
+        let model = try ORTModel(url: url)
+        for initializer in model.graph.allInitializers {
+            switch initializer.elementType {
+            case .float32: _ = try model.floats(initializer)
+            case .int8: _ = try model.int8s(initializer)
+            default: break
+            }
+        }
+        let weights = try ORTWeights(model: model)
+        for name in weights.quantized.keys.sorted() { _ = try weights.values(name) }
+    }
+
+    /// Reads Moonshine's `tokenizer.bin` and decodes every token.
+    package static func readMoonshineTokenizer(_ url: URL) throws {
+        let tokenizer = try MoonshineTokenizer(url: url)
+        _ = tokenizer.decode(Array(0..<tokenizer.count))
+    }
 }

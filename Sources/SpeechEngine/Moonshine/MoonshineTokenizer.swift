@@ -1,0 +1,63 @@
+import Foundation
+
+/// Moonshine's tokenizer as `tokenizer.bin` holds it: its SentencePiece vocabulary, one entry per token id in order,
+/// each a one-byte length and that many bytes (`<unk>`, `<s>`, `</s>`, the 256 byte tokens `0x00`–`0xFF`, then the
+/// pieces, `▁` marking a word's start). Decoding joins the pieces' bytes, reads them as UTF-8 and turns `▁` into
+/// spaces.
+public struct MoonshineTokenizer: Sendable {
+    /// The pieces' bytes, by token id.
+    let pieces: [[UInt8]]
+
+    public static let unknown = 0
+    public static let startOfTranscript = 1
+    public static let endOfTranscript = 2
+
+    /// Vocabularies are at most this large (Moonshine's: 32,000 pieces for 32,768 logits).
+    static let maximumCount = 1 << 20
+
+    /// Reads `tokenizer.bin` at `url`. Throws `ModelError.missingFile`, else `ORTFormatError`.
+    public init(url: URL) throws {
+        guard FileManager.default.fileExists(atPath: url.path) else { throw ModelError.missingFile(url) }
+        try self.init(data: try Data(contentsOf: url))
+    }
+
+    init(data: Data) throws {
+        let bytes = [UInt8](data)
+        var pieces: [[UInt8]] = []
+        var position = 0
+        while position < bytes.count {
+            let count = Int(bytes[position])
+            position += 1
+            guard count <= bytes.count - position else {
+                throw ORTFormatError.malformed("tokenizer.bin ends inside the piece of token \(pieces.count)")
+            }
+            pieces.append(Array(bytes[position..<(position + count)]))
+            position += count
+            guard pieces.count <= Self.maximumCount else {
+                throw ORTFormatError.malformed("tokenizer.bin holds more than \(Self.maximumCount) pieces")
+            }
+        }
+        guard pieces.count > 3 + 256 else {
+            throw ORTFormatError.malformed("tokenizer.bin holds \(pieces.count) pieces, fewer than its special and byte tokens")
+        }
+        self.pieces = pieces
+    }
+
+    /// The number of pieces.
+    public var count: Int { pieces.count }
+
+    /// The text of `tokens`: special tokens and ids past the vocabulary are left out; the leading space of the
+    /// first word is kept (as Whisper's text keeps it).
+    public func decode(_ tokens: [Int]) -> String {
+        var bytes: [UInt8] = []
+        for token in tokens where token > Self.endOfTranscript && token < pieces.count {
+            bytes.append(contentsOf: pieces[token])
+        }
+        return String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "\u{2581}", with: " ")
+    }
+
+    /// The piece of `token` as text (nil: past the vocabulary), for tests and diagnostics.
+    public func piece(_ token: Int) -> String? {
+        pieces.indices.contains(token) ? String(decoding: pieces[token], as: UTF8.self) : nil
+    }
+}
