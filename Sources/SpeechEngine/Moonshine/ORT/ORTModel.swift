@@ -58,10 +58,11 @@ struct ORTModel {
     /// The file's bytes (mapped).
     let data: Data
 
-    /// Subgraphs nest at most this deep, and reading visits at most this many graphs and nodes (Moonshine's decoder:
-    /// 2 levels, 2,700 nodes): a file whose graphs refer to each other in a loop or fan out without end is refused.
+    /// Subgraphs nest at most this deep, and reading visits at most this many graphs, nodes, attributes, initializers
+    /// and node inputs and outputs (Moonshine's decoder: 2 levels, 2,700 nodes, about 12,000 in all): a file whose
+    /// graphs refer to each other in a loop, or to one large graph many times, is refused, not read without end.
     static let maximumDepth = 4
-    static let maximumNodes = 200_000
+    static let maximumElements = 2_000_000
 
     /// Reads the ORT-format model at `url`. Throws `ModelError.missingFile`, else `ORTFormatError`.
     init(url: URL) throws {
@@ -81,7 +82,7 @@ struct ORTModel {
         guard let model = try reader.table(session, 1), let graph = try reader.table(model, 7) else {
             throw ORTFormatError.malformed("it has no model graph")
         }
-        var budget = Self.maximumNodes
+        var budget = Self.maximumElements
         self.graph = try Self.graph(graph, reader: reader, depth: 0, budget: &budget)
         self.data = reader.data
     }
@@ -91,13 +92,12 @@ struct ORTModel {
     private static func graph(_ table: FlatBufferReader.Table, reader: FlatBufferReader, depth: Int,
                               budget: inout Int) throws -> Graph {
         guard depth <= maximumDepth else { throw ORTFormatError.malformed("its subgraphs nest deeper than \(maximumDepth)") }
-        let initializers = try reader.tables(table, 0).map { try initializer($0, reader: reader) }
-        let nodeTables = try reader.tables(table, 2)
-        budget -= 1 + nodeTables.count
-        guard budget >= 0 else { throw ORTFormatError.malformed("its graphs hold more than \(maximumNodes) nodes") }
+        let initializerTables = try reader.tables(table, 0), nodeTables = try reader.tables(table, 2)
+        let inputs = try reader.strings(table, 5), outputs = try reader.strings(table, 6)
+        try spend(1 + initializerTables.count + nodeTables.count + inputs.count + outputs.count, from: &budget)
+        let initializers = try initializerTables.map { try initializer($0, reader: reader) }
         let nodes = try nodeTables.map { try node($0, reader: reader, depth: depth, budget: &budget) }
-        return Graph(initializers: initializers, nodes: nodes, inputs: try reader.strings(table, 5),
-                     outputs: try reader.strings(table, 6))
+        return Graph(initializers: initializers, nodes: nodes, inputs: inputs, outputs: outputs)
     }
 
     // Node { name, doc_string, domain, since_version, index, op_type, type, execution_provider_type, inputs, outputs,
@@ -106,8 +106,11 @@ struct ORTModel {
     //             strings, tensors, graphs: [Graph] }
     private static func node(_ table: FlatBufferReader.Table, reader: FlatBufferReader, depth: Int,
                              budget: inout Int) throws -> Node {
+        let inputs = try reader.strings(table, 8), outputs = try reader.strings(table, 9)
+        let attributes = try reader.tables(table, 10)
+        try spend(inputs.count + outputs.count + attributes.count, from: &budget)
         var subgraphs: [Graph] = []
-        for attribute in try reader.tables(table, 10) {
+        for attribute in attributes {
             let type: Int32 = try reader.scalar(attribute, 2)
             if type == 5, let graph = try reader.table(attribute, 7) {
                 subgraphs.append(try Self.graph(graph, reader: reader, depth: depth + 1, budget: &budget))
@@ -118,7 +121,14 @@ struct ORTModel {
             }
         }
         return Node(name: try reader.string(table, 0) ?? "", opType: try reader.string(table, 5) ?? "",
-                    inputs: try reader.strings(table, 8), outputs: try reader.strings(table, 9), subgraphs: subgraphs)
+                    inputs: inputs, outputs: outputs, subgraphs: subgraphs)
+    }
+
+    private static func spend(_ count: Int, from budget: inout Int) throws {
+        budget -= count
+        guard budget >= 0 else {
+            throw ORTFormatError.malformed("its graphs hold more than \(maximumElements) nodes, values and attributes")
+        }
     }
 
     // Tensor { name, doc_string, dims: [int64], data_type: TensorDataType, raw_data: [uint8], string_data,
