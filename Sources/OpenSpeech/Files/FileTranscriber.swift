@@ -137,7 +137,7 @@ public struct FileTranscriber: Sendable {
             .init(locale: options.locale, modelID: options.modelID, task: options.task,
                   detectsLanguage: options.detectsLanguage, detectsLanguagePerWindow: options.detectsLanguagePerWindow,
                   detectsSpeech: options.detectsSpeech),
-            catalog: store.catalog, installed: Set(store.installedModelIDs))
+            store: store)
     }
 
     /// OpenSpeech extension: the language spoken in `samples` (16 kHz mono), as a transcription of them with

@@ -98,6 +98,11 @@ struct TranscriptionPlan: Sendable {
         }
     }
 
+    /// The plan for `request` with `store`'s catalog and the models installed in it now. Throws as `init` does.
+    init(_ request: Request, store: ModelStore) throws {
+        try self.init(request, catalog: store.catalog, installed: Set(store.installedModelIDs))
+    }
+
     /// The model that transcribes speech detected as `language` (nil: none was heard) with `.detectedFirst`: the
     /// model named, else for translation the detecting model, else the most accurate installed model that speaks the
     /// language (the detecting model knows every language).

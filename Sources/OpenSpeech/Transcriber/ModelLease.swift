@@ -21,7 +21,7 @@ struct ModelLease {
         let store = settings.store
         let plan: TranscriptionPlan
         do {
-            plan = try TranscriptionPlan(settings.planRequest, catalog: store.catalog, installed: Set(store.installedModelIDs))
+            plan = try TranscriptionPlan(settings.planRequest, store: store)
         } catch let error as ModelAssetError {
             throw SFSpeechError(.noModel, error.description)
         }

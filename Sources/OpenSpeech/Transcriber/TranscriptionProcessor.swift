@@ -42,15 +42,12 @@ actor TranscriptionProcessor: ModuleProcessor {
     static func modelDirectory(locale: Locale, modelID: String?, store: ModelStore) -> URL? {
         let request = TranscriptionPlan.Request(locale: locale, modelID: modelID, task: .transcribe, detectsLanguage: false,
                                                 detectsLanguagePerWindow: false, detectsSpeech: false)
-        let plan = try? TranscriptionPlan(request, catalog: store.catalog, installed: Set(store.installedModelIDs))
-        return plan.flatMap { store.installedDirectory(for: $0.modelID) }
+        return (try? TranscriptionPlan(request, store: store)).flatMap { store.installedDirectory(for: $0.modelID) }
     }
 
     /// The catalog id of the model the plan for these settings runs as the models are installed now (nil: none).
     nonisolated var plannedModelID: String? {
-        let store = settings.store
-        return try? TranscriptionPlan(settings.planRequest, catalog: store.catalog,
-                                      installed: Set(store.installedModelIDs)).modelID
+        (try? TranscriptionPlan(settings.planRequest, store: settings.store))?.modelID
     }
 
     // MARK: ModuleProcessor
