@@ -61,11 +61,11 @@ import TestSupport
             for utterance in utterances {
                 // 24 kHz PCM16: what a Realtime session takes, so both routes hear the same samples.
                 let file = folder.appendingPathComponent("\(utterance.id)-24k.wav")
-                try runCommand("ffmpeg", ["-nostdin", "-loglevel", "error", "-y", "-i", utterance.audio.path, "-ar", "24000",
+                try await runCommand("ffmpeg", ["-nostdin", "-loglevel", "error", "-y", "-i", utterance.audio.path, "-ar", "24000",
                                           "-c:a", "pcm_s16le", file.path])
                 files.append(file)
                 for (hotwords, into) in [(nil, 0), (utterance.list100.joined(separator: " "), 1)] as [(String?, Int)] {
-                    let response = try curl("\(server.baseURL)/v1/audio/transcriptions",
+                    let response = try await curl("\(server.baseURL)/v1/audio/transcriptions",
                                             ["-F", "file=@\(file.path)", "-F", "model=whisper-1", "-F", "language=en"]
                                                 + (hotwords.map { ["-F", "hotwords=\($0)"] } ?? []))
                     #expect(response.status == 200, "\(response.body)")
@@ -76,7 +76,7 @@ import TestSupport
             let gains = utterances.indices.map { Self.rareWordHits(biased[$0], utterances[$0]) - Self.rareWordHits(plain[$0], utterances[$0]) }
             chosen = gains.indices.max { gains[$0] < gains[$1] }
             if let chosen, gains[chosen] > 0 {
-                realtime = try #require(try RealtimeSessionTests.realtime(
+                realtime = try #require(try await RealtimeSessionTests.realtime(
                     server, "hotwords", [files[chosen].path, utterances[chosen].list100.joined(separator: ", ")])
                     as? [String: Any])
             }

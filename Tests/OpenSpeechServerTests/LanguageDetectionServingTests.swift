@@ -13,7 +13,7 @@ import TestSupport
         let server = try await RunningServer.start(model: nil)
         let url = "\(server.baseURL)/v1/audio/transcriptions"
 
-        let heard = try curl(url, ["-F", "file=@\(french.originalURL.path)", "-F", "model=whisper-1",
+        let heard = try await curl(url, ["-F", "file=@\(french.originalURL.path)", "-F", "model=whisper-1",
                                    "-F", "response_format=verbose_json"])
         #expect(heard.status == 200, "\(heard.body)")
         #expect(heard.json?["language"] as? String == "french", "\(heard.body)")
@@ -22,12 +22,12 @@ import TestSupport
         let frenchRate = WordErrorRate.score(reference: french.transcript, hypothesis: text, language: "fr").rate
         #expect(frenchRate < 0.35, "WER \(frenchRate): \(text)")
 
-        let englishHeard = try curl(url, ["-F", "file=@\(english.originalURL.path)", "-F", "response_format=verbose_json"])
+        let englishHeard = try await curl(url, ["-F", "file=@\(english.originalURL.path)", "-F", "response_format=verbose_json"])
         #expect(englishHeard.status == 200, "\(englishHeard.body)")
         #expect(englishHeard.json?["language"] as? String == "english", "\(englishHeard.body)")
         #expect(wordErrorRate(englishHeard.json?["text"] as? String ?? "", english.transcript) <= 0.1, "\(englishHeard.body)")
 
-        let given = try curl(url, ["-F", "file=@\(french.originalURL.path)", "-F", "language=fr",
+        let given = try await curl(url, ["-F", "file=@\(french.originalURL.path)", "-F", "language=fr",
                                    "-F", "model=whisper-base", "-F", "response_format=verbose_json"])
         #expect(given.status == 200 && given.json?["language"] as? String == "french", "\(given.body)")
         #expect(given.json?["language_probability"] == nil, "a language given is not detected: \(given.body)")

@@ -10,7 +10,7 @@ import TestSupport
         let server = try await RunningServer.start()
         let result: [String: Any]
         do {
-            result = try #require(try openAIClient(server, "formats", [clip.originalURL.path]) as? [String: Any])
+            result = try #require(try await openAIClient(server, "formats", [clip.originalURL.path]) as? [String: Any])
         } catch {
             print(server.output)
             _ = try await server.stop()
@@ -92,7 +92,7 @@ import TestSupport
         let server = try await RunningServer.start()
         var texts: [String] = []
         for clip in clips {
-            let response = try curl("\(server.baseURL)/v1/audio/transcriptions",
+            let response = try await curl("\(server.baseURL)/v1/audio/transcriptions",
                                     ["-F", "file=@\(clip.originalURL.path)", "-F", "model=whisper-1", "-F", "language=en"])
             #expect(response.status == 200, "\(response.body)")
             texts.append(response.json?["text"] as? String ?? "")

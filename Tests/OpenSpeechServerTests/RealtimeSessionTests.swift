@@ -9,23 +9,23 @@ import TestSupport
     static let delta = "conversation.item.input_audio_transcription.delta"
 
     /// `clip` as a 24 kHz 16-bit mono WAV in `folder`.
-    static func wav24k(_ clip: CorpusItem, in folder: URL) throws -> URL {
+    static func wav24k(_ clip: CorpusItem, in folder: URL) async throws -> URL {
         let file = folder.appendingPathComponent("\(clip.id)-24k.wav")
-        try runCommand("ffmpeg", ["-nostdin", "-loglevel", "error", "-y", "-i", clip.originalURL.path, "-ac", "1",
+        try await runCommand("ffmpeg", ["-nostdin", "-loglevel", "error", "-y", "-i", clip.originalURL.path, "-ac", "1",
                                   "-ar", "24000", "-c:a", "pcm_s16le", file.path])
         return file
     }
 
     /// Runs Clients/realtime_calls.py and returns its JSON output.
     static func realtime(_ server: RunningServer, _ mode: String, _ arguments: [String],
-                         key: String = RunningServer.apiKey) throws -> Any {
+                         key: String = RunningServer.apiKey) async throws -> Any {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Clients/realtime_calls.py")
-        let result = try runCommand("python3", [script.path, "\(server.baseURL)/v1", key, mode] + arguments)
+        let result = try await runCommand("python3", [script.path, "\(server.baseURL)/v1", key, mode] + arguments)
         return try JSONSerialization.jsonObject(with: result.stdout)
     }
 
-    static func events(_ server: RunningServer, _ wav: URL, chunkMilliseconds: Int, vad: Bool) throws -> [[String: Any]] {
-        try #require(try realtime(server, "stream", [wav.path, String(chunkMilliseconds), vad ? "on" : "off"])
+    static func events(_ server: RunningServer, _ wav: URL, chunkMilliseconds: Int, vad: Bool) async throws -> [[String: Any]] {
+        try #require(try await realtime(server, "stream", [wav.path, String(chunkMilliseconds), vad ? "on" : "off"])
                      as? [[String: Any]])
     }
 
@@ -40,11 +40,11 @@ import TestSupport
         let clip = try #require(Corpus.item("1221-135766-0001"))
         let folder = try makeTemporaryDirectory("openspeech-realtime")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let wav = try Self.wav24k(clip, in: folder)
+        let wav = try await Self.wav24k(clip, in: folder)
         let server = try await RunningServer.start()
         var runs: [[[String: Any]]] = []
         do {
-            for chunk in [20, 170, 1000] { runs.append(try Self.events(server, wav, chunkMilliseconds: chunk, vad: false)) }
+            for chunk in [20, 170, 1000] { runs.append(try await Self.events(server, wav, chunkMilliseconds: chunk, vad: false)) }
         } catch {
             print(server.output)
             _ = try await server.stop()
@@ -84,11 +84,11 @@ import TestSupport
         let clip = try #require(Corpus.item("jfk"))
         let folder = try makeTemporaryDirectory("openspeech-realtime")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let wav = try Self.wav24k(clip, in: folder)
+        let wav = try await Self.wav24k(clip, in: folder)
         let server = try await RunningServer.start()
         var runs: [[[String: Any]]] = []
         do {
-            for chunk in [20, 100, 333] { runs.append(try Self.events(server, wav, chunkMilliseconds: chunk, vad: true)) }
+            for chunk in [20, 100, 333] { runs.append(try await Self.events(server, wav, chunkMilliseconds: chunk, vad: true)) }
         } catch {
             print(server.output)
             _ = try await server.stop()
@@ -136,11 +136,11 @@ import TestSupport
         let clip = try #require(Corpus.item("1221-135766-0001"))
         let folder = try makeTemporaryDirectory("openspeech-realtime")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let wav = try Self.wav24k(clip, in: folder)
+        let wav = try await Self.wav24k(clip, in: folder)
         let server = try await RunningServer.start()
         let events: [[String: Any]]
         do {
-            events = try #require(try Self.realtime(server, "paced", [wav.path]) as? [[String: Any]])
+            events = try #require(try await Self.realtime(server, "paced", [wav.path]) as? [[String: Any]])
         } catch {
             print(server.output)
             _ = try await server.stop()
@@ -186,11 +186,11 @@ import TestSupport
         let clip = try #require(Corpus.item("1221-135766-0002"))
         let folder = try makeTemporaryDirectory("openspeech-realtime")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let wav = try Self.wav24k(clip, in: folder)
+        let wav = try await Self.wav24k(clip, in: folder)
         let server = try await RunningServer.start()
         let result: [String: Any]
         do {
-            result = try #require(try Self.realtime(server, "errors", [wav.path]) as? [String: Any])
+            result = try #require(try await Self.realtime(server, "errors", [wav.path]) as? [String: Any])
         } catch {
             print(server.output)
             _ = try await server.stop()
@@ -229,9 +229,9 @@ import TestSupport
         let result: [String: Any]
         let plain: CurlResponse, wrongKey: CurlResponse
         do {
-            result = try #require(try Self.realtime(server, "refused", []) as? [String: Any])
-            plain = try curl("\(server.baseURL)/v1/realtime?intent=transcription", [])
-            wrongKey = try curl("\(server.baseURL)/v1/realtime", [], key: "wrong")
+            result = try #require(try await Self.realtime(server, "refused", []) as? [String: Any])
+            plain = try await curl("\(server.baseURL)/v1/realtime?intent=transcription", [])
+            wrongKey = try await curl("\(server.baseURL)/v1/realtime", [], key: "wrong")
         } catch {
             print(server.output)
             _ = try await server.stop()
@@ -256,10 +256,10 @@ import TestSupport
         let result: [String: Any]
         var metrics = ""
         do {
-            result = try #require(try Self.realtime(server, "limit", ["2"]) as? [String: Any])
+            result = try #require(try await Self.realtime(server, "limit", ["2"]) as? [String: Any])
             // The server sees the clients' closes shortly after they happen.
             for _ in 0..<50 {
-                metrics = try curl("\(server.baseURL)/metrics", []).body
+                metrics = try await curl("\(server.baseURL)/metrics", []).body
                 if metrics.contains("openspeech_realtime_sessions_open 0") { break }
                 try await Task.sleep(nanoseconds: 100_000_000)
             }
@@ -292,12 +292,12 @@ import TestSupport
         let clip = try #require(Corpus.item("jfk"))
         let folder = try makeTemporaryDirectory("openspeech-realtime")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let wav = try Self.wav24k(clip, in: folder)
+        let wav = try await Self.wav24k(clip, in: folder)
         let server = try await RunningServer.start()
         var runs: [String: [[String: Any]]] = [:]
         do {
             for eagerness in ["high", "low"] {
-                runs[eagerness] = try #require(try Self.realtime(server, "options", [wav.path, eagerness]) as? [[String: Any]])
+                runs[eagerness] = try #require(try await Self.realtime(server, "options", [wav.path, eagerness]) as? [[String: Any]])
             }
         } catch {
             print(server.output)

@@ -122,12 +122,12 @@ struct CurlResponse {
 }
 
 /// Runs curl against `url` with extra arguments (`-F` fields, `-H` headers...).
-func curl(_ url: String, _ arguments: [String], key: String? = RunningServer.apiKey) throws -> CurlResponse {
+func curl(_ url: String, _ arguments: [String], key: String? = RunningServer.apiKey) async throws -> CurlResponse {
     let folder = try makeTemporaryDirectory("openspeech-curl")
     defer { try? FileManager.default.removeItem(at: folder) }
     let body = folder.appendingPathComponent("body"), headers = folder.appendingPathComponent("headers")
     let auth = key.map { ["-H", "Authorization: Bearer \($0)"] } ?? []
-    let result = try runCommand("curl", ["-sS", "-o", body.path, "-D", headers.path, "-w", "%{http_code}"]
+    let result = try await runCommand("curl", ["-sS", "-o", body.path, "-D", headers.path, "-w", "%{http_code}"]
                                 + auth + arguments + [url], check: false)
     var fields: [String: String] = [:]
     for line in ((try? String(contentsOf: headers, encoding: .utf8)) ?? "").split(separator: "\r\n") {
@@ -139,9 +139,9 @@ func curl(_ url: String, _ arguments: [String], key: String? = RunningServer.api
 }
 
 /// Runs the `openai` package's calls (Clients/openai_calls.py) and returns their JSON output.
-func openAIClient(_ server: RunningServer, _ mode: String, _ arguments: [String], key: String = RunningServer.apiKey) throws -> Any {
+func openAIClient(_ server: RunningServer, _ mode: String, _ arguments: [String], key: String = RunningServer.apiKey) async throws -> Any {
     let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Clients/openai_calls.py")
-    let result = try runCommand("python3", [script.path, "\(server.baseURL)/v1", key, mode] + arguments)
+    let result = try await runCommand("python3", [script.path, "\(server.baseURL)/v1", key, mode] + arguments)
     return try JSONSerialization.jsonObject(with: result.stdout)
 }
 

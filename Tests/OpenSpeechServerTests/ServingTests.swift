@@ -12,7 +12,7 @@ import TestSupport
         defer { try? FileManager.default.removeItem(at: folder) }
         // A video: an MP4 with an H.264 picture and the clip as AAC.
         let video = folder.appendingPathComponent("talk.mp4")
-        try runCommand("ffmpeg", ["-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "color=c=blue:s=128x72:r=10",
+        try await runCommand("ffmpeg", ["-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "color=c=blue:s=128x72:r=10",
                                   "-i", clip.originalURL.path, "-shortest", "-c:v", "libx264", "-c:a", "aac",
                                   "-pix_fmt", "yuv420p", video.path])
         let bad = folder.appendingPathComponent("notes.wav")
@@ -24,21 +24,21 @@ import TestSupport
 
         let server = try await RunningServer.start(["--max-upload-mb", "2"])
         let url = "\(server.baseURL)/v1/audio/transcriptions"
-        let ok = try curl(url, ["-F", "file=@\(video.path)", "-F", "model=whisper-1", "-F", "response_format=json"])
+        let ok = try await curl(url, ["-F", "file=@\(video.path)", "-F", "model=whisper-1", "-F", "response_format=json"])
         #expect(ok.status == 200, "\(ok.body)")
         #expect(wordErrorRate(ok.json?["text"] as? String ?? "", clip.transcript) <= 0.1, "\(ok.body)")
 
         let cases: [(name: String, response: CurlResponse, status: Int, code: String?)] = [
-            ("undecodable", try curl(url, ["-F", "file=@\(bad.path)", "-F", "model=whisper-1"]), 400, "invalid_audio"),
-            ("empty", try curl(url, ["-F", "file=@\(empty.path)", "-F", "model=whisper-1"]), 400, "empty_file"),
-            ("no file", try curl(url, ["-F", "model=whisper-1"]), 400, "missing_file"),
-            ("not multipart", try curl(url, ["-H", "Content-Type: application/json", "-d", "{}"]), 400, "invalid_content_type"),
-            ("unknown model", try curl(url, ["-F", "file=@\(clip.originalURL.path)", "-F", "model=whisper-9"]), 404, "model_not_found"),
-            ("wrong key", try curl(url, ["-F", "file=@\(clip.originalURL.path)"], key: "wrong"), 401, "invalid_api_key"),
-            ("no key", try curl("\(server.baseURL)/v1/models", [], key: nil), 401, "invalid_api_key"),
-            ("oversize", try curl(url, ["-F", "file=@\(big.path)", "-F", "model=whisper-1"]), 413, "file_too_large"),
-            ("unknown model id", try curl("\(server.baseURL)/v1/models/whisper-9", []), 404, "model_not_found"),
-            ("bad language", try curl(url, ["-F", "file=@\(clip.originalURL.path)", "-F", "language=xx"]), 400, "unsupported_language"),
+            ("undecodable", try await curl(url, ["-F", "file=@\(bad.path)", "-F", "model=whisper-1"]), 400, "invalid_audio"),
+            ("empty", try await curl(url, ["-F", "file=@\(empty.path)", "-F", "model=whisper-1"]), 400, "empty_file"),
+            ("no file", try await curl(url, ["-F", "model=whisper-1"]), 400, "missing_file"),
+            ("not multipart", try await curl(url, ["-H", "Content-Type: application/json", "-d", "{}"]), 400, "invalid_content_type"),
+            ("unknown model", try await curl(url, ["-F", "file=@\(clip.originalURL.path)", "-F", "model=whisper-9"]), 404, "model_not_found"),
+            ("wrong key", try await curl(url, ["-F", "file=@\(clip.originalURL.path)"], key: "wrong"), 401, "invalid_api_key"),
+            ("no key", try await curl("\(server.baseURL)/v1/models", [], key: nil), 401, "invalid_api_key"),
+            ("oversize", try await curl(url, ["-F", "file=@\(big.path)", "-F", "model=whisper-1"]), 413, "file_too_large"),
+            ("unknown model id", try await curl("\(server.baseURL)/v1/models/whisper-9", []), 404, "model_not_found"),
+            ("bad language", try await curl(url, ["-F", "file=@\(clip.originalURL.path)", "-F", "language=xx"]), 400, "unsupported_language"),
         ]
         for item in cases {
             #expect(item.response.status == item.status, "\(item.name): \(item.response.status) \(item.response.body)")
@@ -49,7 +49,7 @@ import TestSupport
         #expect(!cases[0].response.body.contains(server.temporary.path), "the server's paths stay private")
 
         // The official client raises its own classes for these, with the fields parsed.
-        let clientErrors = try #require(try openAIClient(server, "errors", [clip.originalURL.path, bad.path]) as? [String: [String: Any]])
+        let clientErrors = try #require(try await openAIClient(server, "errors", [clip.originalURL.path, bad.path]) as? [String: [String: Any]])
         let expected: [String: (Int, String)] = [
             "wrong_key": (401, "AuthenticationError"), "wrong_key_models": (401, "AuthenticationError"),
             "unknown_model": (404, "NotFoundError"), "unknown_model_get": (404, "NotFoundError"),
@@ -60,9 +60,9 @@ import TestSupport
             #expect(clientErrors[name]?["class"] as? String == kind, "\(name)")
         }
 
-        let health = try curl("\(server.baseURL)/health", [], key: nil)
+        let health = try await curl("\(server.baseURL)/health", [], key: nil)
         #expect(health.status == 200 && health.json?["status"] as? String == "ok")
-        let metrics = try curl("\(server.baseURL)/metrics", [], key: nil)
+        let metrics = try await curl("\(server.baseURL)/metrics", [], key: nil)
         #expect(metrics.status == 200)
         #expect(metrics.body.contains(#"openspeech_requests_total{route="/v1/audio/transcriptions",status="200"} 1"#), "\(metrics.body)")
         #expect(metrics.body.contains(#"openspeech_requests_total{route="/v1/audio/transcriptions",status="413"} 1"#))
@@ -81,25 +81,25 @@ import TestSupport
         let clip = try #require(Corpus.item("jfk"))
         let server = try await RunningServer.start(home: home)
         do {
-            let listed = try curl("\(server.baseURL)/v1/models", [])
+            let listed = try await curl("\(server.baseURL)/v1/models", [])
             let ids = (listed.json?["data"] as? [[String: Any]])?.compactMap { $0["id"] as? String }
             #expect(listed.json?["object"] as? String == "list")
             #expect(ids == ["whisper-1", "whisper-tiny.en"], "\(listed.body)")
             let url = "\(server.baseURL)/v1/audio/transcriptions"
-            let refused = try curl(url, ["-F", "file=@\(clip.originalURL.path)", "-F", "model=whisper-base"])
+            let refused = try await curl(url, ["-F", "file=@\(clip.originalURL.path)", "-F", "model=whisper-base"])
             #expect(refused.status == 404 && refused.isOpenAIError, "\(refused.body)")
             #expect(refused.error?["code"] as? String == "model_not_installed")
             #expect((refused.error?["message"] as? String)?.contains("openspeech models install whisper-base") == true)
             #expect(!FileManager.default.fileExists(atPath: models.appendingPathComponent("whisper-base").path))
             // Translation needs a multilingual model: without one installed, a 404 naming it.
             for language in [["-F", "language=fr"], []] {
-                let translation = try curl("\(server.baseURL)/v1/audio/translations",
+                let translation = try await curl("\(server.baseURL)/v1/audio/translations",
                                            ["-F", "file=@\(clip.originalURL.path)"] + language)
                 #expect(translation.status == 404 && translation.error?["code"] as? String == "model_not_installed",
                         "\(translation.body)")
                 #expect((translation.error?["message"] as? String)?.contains("openspeech models install whisper-base") == true)
             }
-            let tinyTranslation = try curl("\(server.baseURL)/v1/audio/translations",
+            let tinyTranslation = try await curl("\(server.baseURL)/v1/audio/translations",
                                            ["-F", "file=@\(clip.originalURL.path)", "-F", "model=whisper-tiny.en"])
             #expect(tinyTranslation.status == 400 && tinyTranslation.error?["code"] as? String == "unsupported_model",
                     "\(tinyTranslation.body)")
@@ -118,10 +118,10 @@ import TestSupport
         do {
             // Warm-up with the same load twice (memory grows over the first rounds, then stays: see below), then the
             // memory baseline.
-            for _ in 0..<2 { _ = try openAIClient(server, "load", [clip.wav16kURL.path, "24", "4"]) }
+            for _ in 0..<2 { _ = try await openAIClient(server, "load", [clip.wav16kURL.path, "24", "4"]) }
             let warm = server.residentKilobytes()
             let started = Date()
-            let results = try #require(try openAIClient(server, "load", [clip.wav16kURL.path, "24", "4"]) as? [[String: Any]])
+            let results = try #require(try await openAIClient(server, "load", [clip.wav16kURL.path, "24", "4"]) as? [[String: Any]])
             let elapsed = Date().timeIntervalSince(started)
             let statuses = results.compactMap { $0["status"] as? Int }
             #expect(statuses == Array(repeating: 200, count: 24), "\(results.filter { $0["status"] as? Int != 200 })")
@@ -130,7 +130,7 @@ import TestSupport
             print("load: 24 requests at concurrency 4 in \(String(format: "%.1f", elapsed)) s; latency p50 "
                   + "\(String(format: "%.2f", latencies[11])) s, p95 \(String(format: "%.2f", latencies[22])) s")
 
-            let burst = try #require(try openAIClient(server, "load", [clip.wav16kURL.path, "10", "10"]) as? [[String: Any]])
+            let burst = try #require(try await openAIClient(server, "load", [clip.wav16kURL.path, "10", "10"]) as? [[String: Any]])
             let refused = burst.filter { $0["status"] as? Int == 429 }
             #expect(!refused.isEmpty, "10 at once through 2 slots and 2 queue places: some refused")
             #expect(burst.allSatisfy { [200, 429].contains($0["status"] as? Int) }, "\(burst)")
@@ -164,36 +164,36 @@ import TestSupport
         let list = folder.appendingPathComponent("list.txt")
         try clips.map { "file '\($0.wav16kURL.path)'" }.joined(separator: "\n").write(to: list, atomically: true, encoding: .utf8)
         let long = folder.appendingPathComponent("long.wav")
-        try runCommand("ffmpeg", ["-nostdin", "-loglevel", "error", "-f", "concat", "-safe", "0", "-i", list.path, long.path])
+        try await runCommand("ffmpeg", ["-nostdin", "-loglevel", "error", "-f", "concat", "-safe", "0", "-i", list.path, long.path])
         let short = try #require(Corpus.item("1221-135766-0002"))
 
         let server = try await RunningServer.start(["--max-concurrency", "1", "--max-queue", "0"])
         do {
             let url = "\(server.baseURL)/v1/audio/transcriptions"
             // The client gives up after 1.5 s, mid-transcription.
-            let abandoned = try curl(url, ["-F", "file=@\(long.path)", "--max-time", "1.5"])
+            let abandoned = try await curl(url, ["-F", "file=@\(long.path)", "--max-time", "1.5"])
             #expect(abandoned.status == 0, "curl timed out without an answer")
             let freedBy = Date().addingTimeInterval(5)
             var running = "1"
             while Date() < freedBy {
-                let metrics = try curl("\(server.baseURL)/metrics", [], key: nil).body
+                let metrics = try await curl("\(server.baseURL)/metrics", [], key: nil).body
                 running = metrics.split(separator: "\n").first { $0.hasPrefix("openspeech_transcriptions_running ") }?
                     .split(separator: " ").last.map(String.init) ?? "?"
                 if running == "0.0" { break }
                 try await Task.sleep(nanoseconds: 100_000_000)
             }
             #expect(running == "0.0", "the abandoned request still holds its slot")
-            let next = try curl(url, ["-F", "file=@\(short.wav16kURL.path)"])
+            let next = try await curl(url, ["-F", "file=@\(short.wav16kURL.path)"])
             #expect(next.status == 200, "\(next.body)")
             let finished = server.output.split(separator: "\n").filter { $0.hasSuffix("[OpenSpeechServer] transcribed") }
             #expect(finished.count == 1 && finished.allSatisfy { $0.contains("audio_seconds=4.8") },
                     "the abandoned transcription ran to its end: \(finished)")
 
             // SIGTERM while a request runs: it still gets its answer, then the server exits cleanly.
-            let inFlight = Task.detached { try curl(url, ["-F", "file=@\(short.wav16kURL.path)", "-F", "response_format=text"]) }
+            let inFlight = Task.detached { try await curl(url, ["-F", "file=@\(short.wav16kURL.path)", "-F", "response_format=text"]) }
             let busyBy = Date().addingTimeInterval(10)
             while Date() < busyBy {
-                let metrics = try curl("\(server.baseURL)/metrics", [], key: nil).body
+                let metrics = try await curl("\(server.baseURL)/metrics", [], key: nil).body
                 if metrics.contains("openspeech_transcriptions_running 1.0") { break }
                 try await Task.sleep(nanoseconds: 20_000_000)
             }

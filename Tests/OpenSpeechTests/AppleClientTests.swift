@@ -14,7 +14,7 @@ import TestSupport
     func speechPipe(mode: String) async throws {
         try await TestEnvironment.ready()
         let clip = try #require(Corpus.item("jfk"))
-        let pcm = try runCommand("ffmpeg", ["-v", "error", "-i", clip.originalURL.path, "-f", "s16le", "-ac", "2",
+        let pcm = try await runCommand("ffmpeg", ["-v", "error", "-i", clip.originalURL.path, "-f", "s16le", "-ac", "2",
                                             "-ar", "44100", "-"]).stdout
         let tool = try #require(OpenSpeechExecutable.url(named: "apple-speech-pipe"), "build apple-speech-pipe first")
         let (status, output) = try await runFeedingStandardInput(

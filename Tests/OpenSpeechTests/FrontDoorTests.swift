@@ -100,7 +100,7 @@ import TestSupport
         #expect(messages.contains("openspeech: interrupted;"), "\(messages)")
         let written = try FileManager.default.contentsOfDirectory(atPath: out.path)
         #expect(written == ["jfk.srt"], "\(written)")
-        let parsed = try runCommand("python3", ["-c", """
+        let parsed = try await runCommand("python3", ["-c", """
             import pysrt, sys
             cues = pysrt.open(sys.argv[1], error_handling=pysrt.ERROR_RAISE)
             print(cues[-1].text.replace("\\n", " "))
@@ -119,7 +119,7 @@ import TestSupport
         #expect(status == 0, "\(output)")
         let file = folder.appendingPathComponent("both.srt")
         try Data(output.utf8).write(to: file)
-        let parsed = try runCommand("python3", ["-c", """
+        let parsed = try await runCommand("python3", ["-c", """
             import pysrt, sys
             cues = pysrt.open(sys.argv[1], error_handling=pysrt.ERROR_RAISE)
             assert [cue.index for cue in cues] == list(range(1, len(cues) + 1)), [cue.index for cue in cues]

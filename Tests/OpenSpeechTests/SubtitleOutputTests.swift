@@ -134,7 +134,7 @@ import TestSupport
             #expect(srt.count == vtt.count && (!srt.isEmpty || words.isEmpty), "\(item.id)")
             cueCounts[item.id] = srt.count
             for ext in ["srt", "vtt"] {
-                let result = try runCommand("ffmpeg", ["-v", "error", "-i", base.appendingPathExtension(ext).path, "-f", "ass",
+                let result = try await runCommand("ffmpeg", ["-v", "error", "-i", base.appendingPathExtension(ext).path, "-f", "ass",
                                                        "-y", "/dev/null"], check: false)
                 #expect(result.status == 0, "ffmpeg rejects \(item.id).\(ext): \(result.stderr)")
             }
@@ -159,7 +159,7 @@ import TestSupport
                 counts[path.stem] = len(srt)
             print(json.dumps(counts))
             """
-        let parsed = try runCommand("python3", ["-c", script, folder.path])
+        let parsed = try await runCommand("python3", ["-c", script, folder.path])
         let counts = try #require(try JSONSerialization.jsonObject(with: parsed.stdout) as? [String: Int])
         for item in items {
             #expect(counts[item.id] == cueCounts[item.id], "\(item.id): Python reads \(counts[item.id] ?? -1) cues, we wrote \(cueCounts[item.id] ?? -1)")
@@ -245,7 +245,7 @@ import TestSupport
         #expect(vttStatus == 0, "\(vttOutput)")
         let vtt = try String(contentsOf: vttFile, encoding: .utf8)
         #expect(vtt.contains(try Regex(#"\w <\d\d:\d\d:\d\d\.\d\d\d>\w"#)), "\(vtt)")
-        let ffmpeg = try runCommand("ffmpeg", ["-v", "error", "-i", vttFile.path, "-f", "ass", "-y", "/dev/null"], check: false)
+        let ffmpeg = try await runCommand("ffmpeg", ["-v", "error", "-i", vttFile.path, "-f", "ass", "-y", "/dev/null"], check: false)
         #expect(ffmpeg.status == 0, "\(ffmpeg.stderr)")
 
         let (badStatus, badOutput) = try await OpenSpeechExecutable.run(

@@ -55,7 +55,7 @@ final class FullDiskFileWriting: FileWriting {
     @Test func realFullFilesystemWhereOneCanBeMounted() async throws {
         let mountPoint = try makeTemporaryDirectory("openspeech-tmpfs")
         defer { try? FileManager.default.removeItem(at: mountPoint) }
-        let mounted = (try? runCommand("mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint.path], check: false))?.status == 0
+        let mounted = (try? await runCommand("mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint.path], check: false))?.status == 0
         defer { if mounted { _ = try? runCommand("umount", [mountPoint.path], check: false) } }
         let fixture = TestModelFixture()  // 3 MB: does not fit in 1 MB
         let source = try makeTemporaryDirectory("openspeech-source")

@@ -173,7 +173,7 @@ struct ComputeTypeTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let output = directory.appendingPathComponent("run.json")
         let model = try await TestModels.directory(for: modelID)
-        try runCommand(tool.path, ["transcribe", "--corpus", Corpus.directory.path, "--model", model.path, "--beam-size", "1",
+        try await runCommand(tool.path, ["transcribe", "--corpus", Corpus.directory.path, "--model", model.path, "--beam-size", "1",
                                    "--compute-type", type.rawValue, "--ids", clips.map(\.id).joined(separator: ","),
                                    "--output", output.path, "--quiet"],
                        environment: ["ONEDNN_MAX_CPU_ISA": "AVX2"])

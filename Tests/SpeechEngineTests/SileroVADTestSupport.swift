@@ -39,7 +39,7 @@ enum SileroVADFixtures {
             try clip.withUnsafeBufferPointer { Data(buffer: $0) }.write(to: url)
             paths.append(url.path)
         }
-        let result = try runCommand("python3", [script.path, model.path, "--weights", weights] + paths)
+        let result = try await runCommand("python3", [script.path, model.path, "--weights", weights] + paths)
         let lists = try JSONSerialization.jsonObject(with: result.stdout) as! [[NSNumber]]
         return lists.map { $0.map(\.floatValue) }
     }

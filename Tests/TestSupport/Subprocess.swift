@@ -49,6 +49,21 @@ public func runCommand(_ executable: String, _ arguments: [String], environment:
     return result
 }
 
+/// `runCommand` for async code: the child is waited for on a thread of its own, never on one of Swift's cooperative
+/// threads (two on a two-core machine). Suites run in parallel; one that blocked a cooperative thread for a child's
+/// whole run would stall every other suite's tasks and timers, and their deadlines would measure that, not the code.
+@discardableResult
+public func runCommand(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+                       check: Bool = true) async throws -> CommandResult {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread {
+            continuation.resume(with: Result {
+                try runCommand(executable, arguments, environment: environment, check: check) as CommandResult
+            })
+        }.start()
+    }
+}
+
 /// A fresh temporary directory, removed by the caller with `FileManager.removeItem` when done.
 public func makeTemporaryDirectory(_ label: String = "openspeech-test") throws -> URL {
     let url = FileManager.default.temporaryDirectory
