@@ -7,7 +7,7 @@ struct WhisperBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "whisper-bench",
         abstract: "OpenSpeech against faster-whisper: transcription runs, word error rate, speed and memory.",
-        subcommands: [TranscribeCommand.self, ReportCommand.self, MachineCommand.self, LocateCommand.self,
+        subcommands: [TranscribeCommand.self, ReportCommand.self, MachineCommand.self, LocateCommand.self, MoonshineCommand.self,
                       BiasCommand.self])
 }
 

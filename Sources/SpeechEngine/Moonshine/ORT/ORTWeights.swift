@@ -24,6 +24,8 @@ struct ORTWeights {
     let model: ORTModel
     private(set) var quantized: [String: Quantized] = [:]
     private(set) var floats: [String: ORTModel.Initializer] = [:]
+    /// The float initializers under the names the graph's nodes use.
+    private var floatsByGraphName: [String: ORTModel.Initializer] = [:]
 
     init(model: ORTModel) throws {
         self.model = model
@@ -43,6 +45,7 @@ struct ORTWeights {
         for initializer in initializers.values.sorted(by: { $0.name < $1.name }) {
             if initializer.elementType == .float32 {
                 floats[Self.plainName(initializer.name)] = initializer
+                floatsByGraphName[initializer.name] = initializer
                 continue
             }
             guard initializer.elementType == .int8,
@@ -104,6 +107,18 @@ struct ORTWeights {
         }
         if let weight = floats[name] { return try model.floats(weight) }
         throw ORTFormatError.missingWeight(name)
+    }
+
+    /// Whether the graph holds the weight `name`.
+    func has(_ name: String) -> Bool { quantized[name] != nil || floats[name] != nil }
+
+    /// The values of the float initializer the node named `node` takes as an input (a constant the exporter named
+    /// after no module, such as the group norm's scale). Throws `ORTFormatError.missingWeight`.
+    func floats(consumedBy node: String) throws -> [Float] {
+        guard let found = model.graph.allNodes.first(where: { $0.name == node }),
+              let input = found.inputs.lazy.compactMap({ self.floatsByGraphName[$0] }).first
+        else { throw ORTFormatError.missingWeight("the constant of \(node)") }
+        return try model.floats(input)
     }
 
     /// The dimensions of the weight `name`. Throws `ORTFormatError.missingWeight`.

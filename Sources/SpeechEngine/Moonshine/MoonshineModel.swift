@@ -1,0 +1,84 @@
+import Foundation
+
+/// A Moonshine model loaded from its directory (`encoder_model.ort`, `decoder_model_merged.ort`, `tokenizer.bin`, as
+/// the `moonshine-base-en` catalog entry installs them); immutable, shareable between tasks. A clip costs its own
+/// length: the encoder runs on the audio as it is, never padded to a fixed window.
+public final class MoonshineModel: Sendable {
+    public let directory: URL
+    public let tokenizer: MoonshineTokenizer
+    let weights: MoonshineWeights
+    /// Threads a transcription spreads its large products and loops over.
+    public let threads: Int
+
+    /// Moonshine is trained on segments of up to about 30 s; longer audio goes through a detector's speech chunks.
+    public static let longestClipSeconds = 30.0
+    /// Tokens a second of audio may take at most before decoding stops (a run-away loop's end): Moonshine's own
+    /// budget, above any speech's rate.
+    public static let tokensPerSecond = 6.5
+
+    /// Loads the model; `threads` sets how many threads a transcription uses (default: the cores available).
+    /// Throws `ModelError.missingFile`, else `ORTFormatError` for a damaged or foreign file.
+    public init(directory: URL, threads: Int? = nil) throws {
+        MatrixBackend.prepare
+        self.directory = directory
+        self.threads = max(1, threads ?? WhisperModel.defaultThreads)
+        func graph(_ name: String) throws -> ORTWeights {
+            let url = directory.appendingPathComponent(name)
+            guard FileManager.default.fileExists(atPath: url.path) else { throw ModelError.missingFile(url) }
+            return try ORTWeights(model: ORTModel(url: url))
+        }
+        weights = try MoonshineWeights(encoder: try graph("encoder_model.ort"), decoder: try graph("decoder_model_merged.ort"))
+        tokenizer = try MoonshineTokenizer(url: directory.appendingPathComponent("tokenizer.bin"))
+        guard tokenizer.count <= weights.vocabularySize else {
+            throw ORTFormatError.malformed("tokenizer.bin has \(tokenizer.count) pieces for \(weights.vocabularySize) logits")
+        }
+    }
+
+    /// The greedy tokens of one clip of 16 kHz mono `samples` (at most `longestClipSeconds`), without the start and
+    /// end tokens: the encoder over the clip, then the most likely token each step until the end token or
+    /// `tokensPerSecond` of the clip's length. Empty for a clip under one encoder frame (56 ms).
+    public func greedyTokens(samples: [Float]) -> [Int] {
+        MoonshineTranscription(model: self).greedyTokens(samples: samples)
+    }
+}
+
+/// One transcription's working state (the encoder's and decoder's buffers and caches), for one task at a time.
+final class MoonshineTranscription {
+    let model: MoonshineModel
+    private let encoder: MoonshineEncoder
+    private let decoder: MoonshineDecoder
+
+    init(model: MoonshineModel) {
+        self.model = model
+        let parallel = Parallel(threads: model.threads)
+        encoder = MoonshineEncoder(weights: model.weights, parallel: parallel)
+        let capacity = Int((MoonshineModel.longestClipSeconds * MoonshineModel.tokensPerSecond).rounded(.up)) + 2
+        decoder = MoonshineDecoder(weights: model.weights, capacity: capacity, parallel: parallel)
+    }
+
+    /// The token budget of a clip of `samples` samples (at least one token).
+    static func budget(samples: Int) -> Int {
+        max(1, Int(Double(samples) / 16_000 * MoonshineModel.tokensPerSecond))
+    }
+
+    func greedyTokens(samples: [Float]) -> [Int] {
+        let frames = encoder.frames(samples: samples.count)
+        guard frames > 0 else { return [] }
+        let states = samples.withUnsafeBufferPointer { encoder.encode($0) }
+        decoder.start(encoderStates: states, frames: frames)
+        let budget = min(Self.budget(samples: samples.count), decoder.capacity - 1)
+        var tokens: [Int] = []
+        tokens.reserveCapacity(budget)
+        var token = MoonshineTokenizer.startOfTranscript
+        let vocabulary = model.weights.vocabularySize
+        while tokens.count < budget {
+            let logits = decoder.step(token)
+            var best = 0
+            for i in 1..<vocabulary where logits[i] > logits[best] { best = i }
+            if best == MoonshineTokenizer.endOfTranscript { break }
+            tokens.append(best)
+            token = best
+        }
+        return tokens
+    }
+}

@@ -1,0 +1,183 @@
+import Foundation
+
+/// Moonshine's weights as the engine computes with them, read from the two ORT-format graphs (`ORTWeights`) and laid
+/// out for its products: each `MatMul` weight (`[in, out]` in the graph) transposed to a linear layer's `[out, in]`,
+/// each convolution's kernel split by tap (`[tap][out][in]`, one product per tap), 8-bit weights dequantized as the
+/// graph does (`q × scale + zeroPoint` in float32), so the products see the values ONNX Runtime's do.
+///
+/// The architecture (Useful Sensors' Moonshine, as exported with ONNX Runtime's names): a convolutional stem on raw
+/// 16 kHz audio (conv1 stride 64 without bias, tanh, one-group group norm, conv2 stride 3 and conv3 stride 2 with GELU),
+/// pre-norm encoder layers (rotary self-attention without biases, GELU feed-forward), pre-norm decoder layers
+/// (rotary causal self-attention, cross-attention, a SiLU-gated feed-forward), layer norms without a bias, and logits
+/// from the token embedding.
+struct MoonshineWeights: Sendable {
+    struct AttentionWeights: Sendable {
+        let norm: Tensor
+        let query: Linear, key: Linear, value: Linear, output: Linear
+    }
+
+    struct EncoderLayer: Sendable {
+        let attention: AttentionWeights
+        let feedForward: FeedForwardWeights
+    }
+
+    struct DecoderLayer: Sendable {
+        let selfAttention: AttentionWeights
+        let crossAttention: AttentionWeights
+        let feedForwardNorm: Tensor
+        /// `[2 · inner, d]`: the first `inner` outputs are the values, the rest the gates (SiLU).
+        let gatedUp: Linear
+        let down: Linear
+    }
+
+    /// Attention heads; every published Moonshine has 8 (the graphs hold the number only in reshape constants).
+    static let heads = 8
+
+    let modelWidth: Int
+    var headDim: Int { modelWidth / Self.heads }
+
+    let conv1: Tensor                      // [width, 127]
+    let conv1Stride = 64
+    let groupNormGamma: Tensor, groupNormBeta: Tensor
+    let conv2: Tensor, conv2Bias: Tensor   // [7][2·width][width]
+    let conv3: Tensor, conv3Bias: Tensor   // [3][width][2·width]
+    let encoderLayers: [EncoderLayer]
+    let encoderNorm: Tensor
+    /// `[vocabulary, d]`: the token embedding and, tied, the output projection.
+    let embedding: Tensor
+    let decoderLayers: [DecoderLayer]
+    let decoderNorm: Tensor
+    let rotary: RotaryEmbedding
+    /// The missing bias of every layer norm.
+    let zeros: Tensor
+
+    var vocabularySize: Int { embedding.shape[0] }
+
+    init(encoder: ORTWeights, decoder: ORTWeights) throws {
+        let conv1Dims = try encoder.dims("conv1.weight")
+        guard conv1Dims.count == 3, conv1Dims[1] == 1, conv1Dims[0] % Self.heads == 0 else {
+            throw ORTFormatError.invalidTensor("conv1.weight", reason: "has the shape \(conv1Dims), not [width, 1, kernel]")
+        }
+        let d = conv1Dims[0]
+        modelWidth = d
+        conv1 = Tensor(shape: [d, conv1Dims[2]], values: try encoder.values("conv1.weight"))
+        groupNormGamma = try Self.vector(encoder, consumedBy: "/groupnorm/Mul", count: d)
+        groupNormBeta = try Self.vector(encoder, consumedBy: "/groupnorm/Add", count: d)
+        (conv2, conv2Bias) = try Self.convolution(encoder, "conv2", outputs: 2 * d, inputs: d)
+        (conv3, conv3Bias) = try Self.convolution(encoder, "conv3", outputs: d, inputs: 2 * d)
+        zeros = Tensor(shape: [d], values: [Float](repeating: 0, count: d))
+
+        let zeros = zeros
+        func norm(_ weights: ORTWeights, _ name: String) throws -> Tensor {
+            let values = try weights.values(name)
+            guard values.count == d else { throw ORTFormatError.invalidTensor(name, reason: "has \(values.count) values, not \(d)") }
+            return Tensor(shape: [d], values: values)
+        }
+        func attention(_ weights: ORTWeights, _ prefix: String, norm normName: String) throws -> AttentionWeights {
+            AttentionWeights(norm: try norm(weights, normName),
+                             query: try Self.linear(weights, "\(prefix).q_proj", inputs: d, outputs: d),
+                             key: try Self.linear(weights, "\(prefix).k_proj", inputs: d, outputs: d),
+                             value: try Self.linear(weights, "\(prefix).v_proj", inputs: d, outputs: d),
+                             output: try Self.linear(weights, "\(prefix).dense", inputs: d, outputs: d))
+        }
+
+        var encoderLayers: [EncoderLayer] = []
+        while encoder.has("layers.\(encoderLayers.count).self_attn.q_proj.weight") {
+            let layer = "layers.\(encoderLayers.count)"
+            let inner = try encoder.dims("\(layer).mlp.fc1.weight").last ?? 0
+            encoderLayers.append(EncoderLayer(
+                attention: try attention(encoder, "\(layer).self_attn", norm: "\(layer).input_layernorm.weight"),
+                feedForward: FeedForwardWeights(
+                    normGamma: try norm(encoder, "\(layer).post_attention_layernorm.weight"), normBeta: zeros,
+                    up: try Self.linear(encoder, "\(layer).mlp.fc1", inputs: d, outputs: inner, bias: true),
+                    down: try Self.linear(encoder, "\(layer).mlp.fc2", inputs: inner, outputs: d, bias: true))))
+        }
+        guard !encoderLayers.isEmpty else { throw ORTFormatError.missingWeight("layers.0.self_attn.q_proj.weight") }
+        self.encoderLayers = encoderLayers
+        encoderNorm = try norm(encoder, "layer_norm.weight")
+
+        let embeddingDims = try decoder.dims("model.decoder.embed_tokens.weight")
+        guard embeddingDims.count == 2, embeddingDims[1] == d else {
+            throw ORTFormatError.invalidTensor("model.decoder.embed_tokens.weight", reason: "has the shape \(embeddingDims), not [vocabulary, \(d)]")
+        }
+        embedding = Tensor(shape: embeddingDims, values: try decoder.values("model.decoder.embed_tokens.weight"))
+        var decoderLayers: [DecoderLayer] = []
+        while decoder.has("model.decoder.layers.\(decoderLayers.count).self_attn.q_proj.weight") {
+            let layer = "model.decoder.layers.\(decoderLayers.count)"
+            let inner = try decoder.dims("\(layer).mlp.down_proj.weight").first ?? 0
+            decoderLayers.append(DecoderLayer(
+                selfAttention: try attention(decoder, "\(layer).self_attn", norm: "\(layer).input_layernorm.weight"),
+                crossAttention: try attention(decoder, "\(layer).encoder_attn", norm: "\(layer).post_attention_layernorm.weight"),
+                feedForwardNorm: try norm(decoder, "\(layer).final_layernorm.weight"),
+                gatedUp: try Self.linear(decoder, "\(layer).mlp.up_proj", inputs: d, outputs: 2 * inner, bias: true),
+                down: try Self.linear(decoder, "\(layer).mlp.down_proj", inputs: inner, outputs: d, bias: true)))
+        }
+        guard !decoderLayers.isEmpty else { throw ORTFormatError.missingWeight("model.decoder.layers.0.self_attn.q_proj.weight") }
+        self.decoderLayers = decoderLayers
+        decoderNorm = try norm(decoder, "model.decoder.norm.weight")
+
+        let frequencies = try encoder.floats(consumedBy: "/rotary_emb/MatMul")
+        guard !frequencies.isEmpty, 2 * frequencies.count <= d / Self.heads,
+              frequencies.allSatisfy({ $0.isFinite && $0 > 0 }) else {
+            throw ORTFormatError.malformed("the rotary embedding's \(frequencies.count) frequencies do not fit heads of \(d / Self.heads)")
+        }
+        rotary = RotaryEmbedding(inverseFrequencies: frequencies)
+    }
+
+    /// A linear layer from the graph's `MatMul` weight `[inputs, outputs]` (and its bias, `name.bias`).
+    private static func linear(_ weights: ORTWeights, _ name: String, inputs: Int, outputs: Int,
+                               bias: Bool = false) throws -> Linear {
+        let weightName = "\(name).weight"
+        let dims = try weights.dims(weightName)
+        guard dims == [inputs, outputs] else {
+            throw ORTFormatError.invalidTensor(weightName, reason: "has the shape \(dims), not [\(inputs), \(outputs)]")
+        }
+        let values = try weights.values(weightName)
+        let transposed = Tensor(shape: [outputs, inputs]) { out in
+            for i in 0..<inputs {
+                for o in 0..<outputs { out[o * inputs + i] = values[i * outputs + o] }
+            }
+        }
+        var biasTensor: Tensor?
+        if bias {
+            let values = try weights.values("\(name).bias")
+            guard values.count == outputs else {
+                throw ORTFormatError.invalidTensor("\(name).bias", reason: "has \(values.count) values, not \(outputs)")
+            }
+            biasTensor = Tensor(shape: [outputs], values: values)
+        }
+        return Linear(weight: .full(transposed), bias: biasTensor)
+    }
+
+    /// A convolution's kernel `[outputs, inputs, taps]` as `[taps][outputs][inputs]`, and its bias.
+    private static func convolution(_ weights: ORTWeights, _ name: String, outputs: Int,
+                                    inputs: Int) throws -> (Tensor, Tensor) {
+        let dims = try weights.dims("\(name).weight")
+        guard dims.count == 3, dims[0] == outputs, dims[1] == inputs, dims[2] > 0 else {
+            throw ORTFormatError.invalidTensor("\(name).weight", reason: "has the shape \(dims), not [\(outputs), \(inputs), taps]")
+        }
+        let taps = dims[2]
+        let values = try weights.values("\(name).weight")
+        let kernel = Tensor(shape: [taps, outputs, inputs]) { out in
+            for o in 0..<outputs {
+                for i in 0..<inputs {
+                    for t in 0..<taps { out[(t * outputs + o) * inputs + i] = values[(o * inputs + i) * taps + t] }
+                }
+            }
+        }
+        let bias = try weights.values("\(name).bias")
+        guard bias.count == outputs else {
+            throw ORTFormatError.invalidTensor("\(name).bias", reason: "has \(bias.count) values, not \(outputs)")
+        }
+        return (kernel, Tensor(shape: [outputs], values: bias))
+    }
+
+    /// The float initializer of `count` values the node `node` takes (the group norm's scale and shift).
+    private static func vector(_ weights: ORTWeights, consumedBy node: String, count: Int) throws -> Tensor {
+        let values = try weights.floats(consumedBy: node)
+        guard values.count == count else {
+            throw ORTFormatError.invalidTensor(node, reason: "takes \(values.count) values, not \(count)")
+        }
+        return Tensor(shape: [count], values: values)
+    }
+}
