@@ -22,6 +22,7 @@ typedef int32_t vi16 __attribute__((vector_size(64)));
 typedef uint32_t vu16 __attribute__((vector_size(64)));
 typedef uint16_t vu16h __attribute__((vector_size(32)));
 typedef uint8_t vc16 __attribute__((vector_size(16)));
+typedef int8_t vs16 __attribute__((vector_size(16)));
 typedef float vf8 __attribute__((vector_size(32)));
 typedef int32_t vi8 __attribute__((vector_size(32)));
 typedef uint32_t vu8 __attribute__((vector_size(32)));
@@ -41,6 +42,7 @@ struct openspeech_vk_table {
     void (*widen_halves)(const uint16_t *, float *, long);
     void (*widen_split)(const uint16_t *, long, float *, float *);
     void (*half_dot_rows)(const uint16_t *, long, const float *, long, long, float *, int);
+    void (*weight_int8_dot_rows)(const int8_t *, long, float, float, const float *, long, long, float *, int);
 };
 
 #define VK_ATTR
@@ -166,4 +168,8 @@ void openspeech_vk_widen_split(const uint16_t *row, long columns, float *even, f
 void openspeech_vk_half_dot_rows(const uint16_t *weights, long columns, const float *x, long row_begin, long row_end,
                                  float *y, int accumulate) {
     table()->half_dot_rows(weights, columns, x, row_begin, row_end, y, accumulate);
+}
+void openspeech_vk_weight_int8_dot_rows(const int8_t *weights, long columns, float scale, float zero_point,
+                                        const float *x, long row_begin, long row_end, float *y, int accumulate) {
+    table()->weight_int8_dot_rows(weights, columns, scale, zero_point, x, row_begin, row_end, y, accumulate);
 }

@@ -275,7 +275,26 @@ static VK_ATTR void VK(half_dot_rows)(const uint16_t *weights, long columns, con
     }
 }
 
+static VK_ATTR void VK(weight_int8_dot_rows)(const int8_t *weights, long columns, float scale, float zero_point,
+                                             const float *x, long row_begin, long row_end, float *y, int accumulate) {
+    const vf16 scales = VK(splat)(scale), zeros = VK(splat)(zero_point);
+    const long whole = columns - columns % 16;
+    for (long r = row_begin; r < row_end; r++) {
+        const int8_t *row = weights + r * columns;
+        vf16 sum = {0};
+        for (long i = 0; i < whole; i += 16) {
+            vs16 q;
+            __builtin_memcpy(&q, row + i, sizeof q);
+            const vf16 w = __builtin_convertvector(q, vf16) * scales + zeros;
+            sum += w * VK(load)(x + i);
+        }
+        float total = VK(sum)(sum);
+        for (long i = whole; i < columns; i++) total += ((float)row[i] * scale + zero_point) * x[i];
+        y[r] = accumulate ? y[r] + total : total;
+    }
+}
+
 static const struct openspeech_vk_table VK(table) = {
     VK(add), VK(scale), VK(layer_norm), VK(max), VK(exp_shifted), VK(softmax), VK(exp_sum), VK(gelu),
-    VK(quantize_rows), VK(rescale), VK(widen_halves), VK(widen_split), VK(half_dot_rows),
+    VK(quantize_rows), VK(rescale), VK(widen_halves), VK(widen_split), VK(half_dot_rows), VK(weight_int8_dot_rows),
 };

@@ -50,7 +50,7 @@ final class MoonshineDecoder {
         let d = weights.modelWidth, heads = MoonshineWeights.heads, headDim = weights.headDim
         let position = length
         let x = hidden.reserve(d)
-        x.update(from: weights.embedding.row(token), count: d)
+        weights.embed(token, into: x)
         let table = angles.reserve(weights.rotary.dimensions)
         weights.rotary.fillTable(table, positions: position, count: 1)
         let n = normed.reserve(d), q = query.reserve(d), c = context.reserve(d)
@@ -95,7 +95,7 @@ final class MoonshineDecoder {
         Vector.layerNorm(x, rows: 1, columns: d, gamma: weights.decoderNorm, beta: weights.zeros, into: n)
         let vocabulary = weights.vocabularySize
         let logits = logitBuffer.reserve(vocabulary)
-        BLAS.gemv(m: vocabulary, n: d, a: weights.embedding.pointer, lda: d, x: n, y: logits)
+        weights.embedding.apply(n, rows: 1, into: logits, scratch: scratch, parallel: parallel)
         return UnsafePointer(logits)
     }
 }

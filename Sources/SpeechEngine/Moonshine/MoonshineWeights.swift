@@ -2,8 +2,10 @@ import Foundation
 
 /// Moonshine's weights as the engine computes with them, read from the two ORT-format graphs (`ORTWeights`) and laid
 /// out for its products: each `MatMul` weight (`[in, out]` in the graph) transposed to a linear layer's `[out, in]`,
-/// each convolution's kernel split by tap (`[tap][out][in]`, one product per tap), 8-bit weights dequantized as the
-/// graph does (`q × scale + zeroPoint` in float32), so the products see the values ONNX Runtime's do.
+/// each convolution's kernel split by tap (`[tap][out][in]`, one product per tap). The products see the values
+/// ONNX Runtime's do (8-bit weights dequantized as the graph does, `q × scale + zeroPoint` in float32): the encoder's
+/// and the cross-attention's keys and values (many rows at once) as float32 matrices, the decoder's per-token products
+/// (one row a step) kept in 8 bits and dequantized as they stream (`WeightInt8Matrix`), a quarter of the bytes.
 ///
 /// The architecture (Useful Sensors' Moonshine, as exported with ONNX Runtime's names): a convolutional stem on raw
 /// 16 kHz audio (conv1 stride 64 without bias, tanh, one-group group norm, conv2 stride 3 and conv3 stride 2 with GELU),
@@ -44,14 +46,23 @@ struct MoonshineWeights: Sendable {
     let encoderLayers: [EncoderLayer]
     let encoderNorm: Tensor
     /// `[vocabulary, d]`: the token embedding and, tied, the output projection.
-    let embedding: Tensor
+    let embedding: Linear
     let decoderLayers: [DecoderLayer]
     let decoderNorm: Tensor
     let rotary: RotaryEmbedding
     /// The missing bias of every layer norm.
     let zeros: Tensor
 
-    var vocabularySize: Int { embedding.shape[0] }
+    var vocabularySize: Int { embedding.outputs }
+
+    /// The embedding of `token` into `out` (`d` floats).
+    func embed(_ token: Int, into out: UnsafeMutablePointer<Float>) {
+        switch embedding.weight {
+        case .weightInt8(let matrix): matrix.dequantizeRow(token, into: out)
+        case .full(let tensor): out.update(from: tensor.row(token), count: modelWidth)
+        default: preconditionFailure("MoonshineWeights: an embedding is 8-bit or float32")
+        }
+    }
 
     init(encoder: ORTWeights, decoder: ORTWeights) throws {
         let conv1Dims = try encoder.dims("conv1.weight")
@@ -73,12 +84,17 @@ struct MoonshineWeights: Sendable {
             guard values.count == d else { throw ORTFormatError.invalidTensor(name, reason: "has \(values.count) values, not \(d)") }
             return Tensor(shape: [d], values: values)
         }
-        func attention(_ weights: ORTWeights, _ prefix: String, norm normName: String) throws -> AttentionWeights {
+        /// `perToken`: the layer runs one token a step (its products stay 8-bit); `memoryPerClip`: its keys and
+        /// values are computed once over the encoder's frames (float32).
+        func attention(_ weights: ORTWeights, _ prefix: String, norm normName: String, perToken: Bool = false,
+                       memoryPerClip: Bool = false) throws -> AttentionWeights {
             AttentionWeights(norm: try norm(weights, normName),
-                             query: try Self.linear(weights, "\(prefix).q_proj", inputs: d, outputs: d),
-                             key: try Self.linear(weights, "\(prefix).k_proj", inputs: d, outputs: d),
-                             value: try Self.linear(weights, "\(prefix).v_proj", inputs: d, outputs: d),
-                             output: try Self.linear(weights, "\(prefix).dense", inputs: d, outputs: d))
+                             query: try Self.linear(weights, "\(prefix).q_proj", inputs: d, outputs: d, perToken: perToken),
+                             key: try Self.linear(weights, "\(prefix).k_proj", inputs: d, outputs: d,
+                                                  perToken: perToken && !memoryPerClip),
+                             value: try Self.linear(weights, "\(prefix).v_proj", inputs: d, outputs: d,
+                                                    perToken: perToken && !memoryPerClip),
+                             output: try Self.linear(weights, "\(prefix).dense", inputs: d, outputs: d, perToken: perToken))
         }
 
         var encoderLayers: [EncoderLayer] = []
@@ -100,17 +116,22 @@ struct MoonshineWeights: Sendable {
         guard embeddingDims.count == 2, embeddingDims[1] == d else {
             throw ORTFormatError.invalidTensor("model.decoder.embed_tokens.weight", reason: "has the shape \(embeddingDims), not [vocabulary, \(d)]")
         }
-        embedding = Tensor(shape: embeddingDims, values: try decoder.values("model.decoder.embed_tokens.weight"))
+        embedding = try Self.linear(decoder, "model.decoder.embed_tokens", inputs: d, outputs: embeddingDims[0],
+                                    perToken: true, transposed: false)
         var decoderLayers: [DecoderLayer] = []
         while decoder.has("model.decoder.layers.\(decoderLayers.count).self_attn.q_proj.weight") {
             let layer = "model.decoder.layers.\(decoderLayers.count)"
             let inner = try decoder.dims("\(layer).mlp.down_proj.weight").first ?? 0
             decoderLayers.append(DecoderLayer(
-                selfAttention: try attention(decoder, "\(layer).self_attn", norm: "\(layer).input_layernorm.weight"),
-                crossAttention: try attention(decoder, "\(layer).encoder_attn", norm: "\(layer).post_attention_layernorm.weight"),
+                selfAttention: try attention(decoder, "\(layer).self_attn", norm: "\(layer).input_layernorm.weight",
+                                             perToken: true),
+                crossAttention: try attention(decoder, "\(layer).encoder_attn", norm: "\(layer).post_attention_layernorm.weight",
+                                              perToken: true, memoryPerClip: true),
                 feedForwardNorm: try norm(decoder, "\(layer).final_layernorm.weight"),
-                gatedUp: try Self.linear(decoder, "\(layer).mlp.up_proj", inputs: d, outputs: 2 * inner, bias: true),
-                down: try Self.linear(decoder, "\(layer).mlp.down_proj", inputs: inner, outputs: d, bias: true)))
+                gatedUp: try Self.linear(decoder, "\(layer).mlp.up_proj", inputs: d, outputs: 2 * inner, bias: true,
+                                         perToken: true),
+                down: try Self.linear(decoder, "\(layer).mlp.down_proj", inputs: inner, outputs: d, bias: true,
+                                      perToken: true)))
         }
         guard !decoderLayers.isEmpty else { throw ORTFormatError.missingWeight("model.decoder.layers.0.self_attn.q_proj.weight") }
         self.decoderLayers = decoderLayers
@@ -124,19 +145,16 @@ struct MoonshineWeights: Sendable {
         rotary = RotaryEmbedding(inverseFrequencies: frequencies)
     }
 
-    /// A linear layer from the graph's `MatMul` weight `[inputs, outputs]` (and its bias, `name.bias`).
-    private static func linear(_ weights: ORTWeights, _ name: String, inputs: Int, outputs: Int,
-                               bias: Bool = false) throws -> Linear {
+    /// A linear layer from the graph's weight `name.weight` (and its bias, `name.bias`): a `MatMul` weight
+    /// `[inputs, outputs]`, or with `transposed` false one already `[outputs, inputs]` (the embedding). `perToken`:
+    /// an 8-bit weight stays 8-bit (`WeightInt8Matrix`), else it is dequantized to float32.
+    private static func linear(_ weights: ORTWeights, _ name: String, inputs: Int, outputs: Int, bias: Bool = false,
+                               perToken: Bool = false, transposed: Bool = true) throws -> Linear {
         let weightName = "\(name).weight"
         let dims = try weights.dims(weightName)
-        guard dims == [inputs, outputs] else {
-            throw ORTFormatError.invalidTensor(weightName, reason: "has the shape \(dims), not [\(inputs), \(outputs)]")
-        }
-        let values = try weights.values(weightName)
-        let transposed = Tensor(shape: [outputs, inputs]) { out in
-            for i in 0..<inputs {
-                for o in 0..<outputs { out[o * inputs + i] = values[i * outputs + o] }
-            }
+        let expected = transposed ? [inputs, outputs] : [outputs, inputs]
+        guard dims == expected else {
+            throw ORTFormatError.invalidTensor(weightName, reason: "has the shape \(dims), not \(expected)")
         }
         var biasTensor: Tensor?
         if bias {
@@ -146,7 +164,25 @@ struct MoonshineWeights: Sendable {
             }
             biasTensor = Tensor(shape: [outputs], values: values)
         }
-        return Linear(weight: .full(transposed), bias: biasTensor)
+        /// `[outputs, inputs]` from the stored order.
+        func arranged<T>(_ values: [T]) -> [T] {
+            guard transposed, let first = values.first else { return values }
+            var out = [T](repeating: first, count: values.count)
+            for i in 0..<inputs {
+                for o in 0..<outputs { out[o * inputs + i] = values[i * outputs + o] }
+            }
+            return out
+        }
+        if perToken, let quantized = weights.quantized[weightName] {
+            let values = arranged(try weights.model.int8s(quantized.initializer))
+            let matrix = values.withUnsafeBufferPointer {
+                WeightInt8Matrix(values: $0, rows: outputs, columns: inputs, scale: quantized.scale,
+                                 zeroPoint: quantized.zeroPoint, bias: biasTensor)
+            }
+            return Linear(weight: .weightInt8(matrix), bias: nil)
+        }
+        return Linear(weight: .full(Tensor(shape: [outputs, inputs], values: arranged(try weights.values(weightName)))),
+                      bias: biasTensor)
     }
 
     /// A convolution's kernel `[outputs, inputs, taps]` as `[taps][outputs][inputs]`, and its bias.

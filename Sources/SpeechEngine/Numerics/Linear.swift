@@ -8,6 +8,8 @@ struct Linear: Sendable {
         case half(HalfMatrix)
         /// int8 for the engine's own few-row kernel (bias included).
         case int8(Int8Matrix)
+        /// 8-bit weights with one scale and zero point, fp32 inputs (bias included).
+        case weightInt8(WeightInt8Matrix)
         #if canImport(CDNNL)
         /// Bias included.
         case packed(PackedMatrix)
@@ -22,6 +24,7 @@ struct Linear: Sendable {
         case .full(let t): t.shape[0]
         case .half(let h): h.rows
         case .int8(let q): q.rows
+        case .weightInt8(let q): q.rows
         #if canImport(CDNNL)
         case .packed(let p): p.rows
         #endif
@@ -33,6 +36,7 @@ struct Linear: Sendable {
         case .full(let t): t.shape[1]
         case .half(let h): h.columns
         case .int8(let q): q.columns
+        case .weightInt8(let q): q.columns
         #if canImport(CDNNL)
         case .packed(let p): p.columns
         #endif
@@ -50,6 +54,8 @@ struct Linear: Sendable {
             if let bias { Vector.addRows(bias.pointer, to: y, rows: rows, columns: h.rows) }
         case .int8(let q):
             q.multiply(x, rows: rows, into: y, accumulate: accumulate, scratch: scratch, parallel: parallel)
+        case .weightInt8(let q):
+            q.multiply(x, rows: rows, into: y, accumulate: accumulate, parallel: parallel)
         #if canImport(CDNNL)
         case .packed(let p):
             p.multiply(x, rows: rows, into: y, accumulate: accumulate, scratch: scratch, parallel: parallel)
