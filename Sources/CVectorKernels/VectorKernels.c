@@ -42,7 +42,7 @@ struct openspeech_vk_table {
     void (*widen_halves)(const uint16_t *, float *, long);
     void (*widen_split)(const uint16_t *, long, float *, float *);
     void (*half_dot_rows)(const uint16_t *, long, const float *, long, long, float *, int);
-    void (*weight_int8_dot_rows)(const int8_t *, long, float, float, const float *, long, long, float *, int);
+    void (*weight_int8_dot_rows)(const int8_t *, long, float, float, const float *, long, long, long, float *, long, int);
 };
 
 #define VK_ATTR
@@ -170,6 +170,8 @@ void openspeech_vk_half_dot_rows(const uint16_t *weights, long columns, const fl
     table()->half_dot_rows(weights, columns, x, row_begin, row_end, y, accumulate);
 }
 void openspeech_vk_weight_int8_dot_rows(const int8_t *weights, long columns, float scale, float zero_point,
-                                        const float *x, long row_begin, long row_end, float *y, int accumulate) {
-    table()->weight_int8_dot_rows(weights, columns, scale, zero_point, x, row_begin, row_end, y, accumulate);
+                                        const float *x, long count, long row_begin, long row_end, float *y,
+                                        long stride, int accumulate) {
+    table()->weight_int8_dot_rows(weights, columns, scale, zero_point, x, count, row_begin, row_end, y, stride,
+                                  accumulate);
 }

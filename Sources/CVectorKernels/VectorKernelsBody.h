@@ -275,22 +275,44 @@ static VK_ATTR void VK(half_dot_rows)(const uint16_t *weights, long columns, con
     }
 }
 
+/// Σ over W's row `row` against `block` rows of x (a constant where inlined: the sums stay in registers).
+static inline __attribute__((always_inline)) VK_ATTR void VK(weight_int8_block)(
+    const int8_t *row, long whole, vf16 scales, vf16 zeros, const float *x, long columns, const int block, vf16 *sums) {
+    for (int j = 0; j < block; j++) sums[j] = (vf16){0};
+    for (long i = 0; i < whole; i += 16) {
+        vs16 q;
+        __builtin_memcpy(&q, row + i, sizeof q);
+        const vf16 w = __builtin_convertvector(q, vf16) * scales + zeros;
+        for (int j = 0; j < block; j++) sums[j] += w * VK(load)(x + j * columns + i);
+    }
+}
+
 static VK_ATTR void VK(weight_int8_dot_rows)(const int8_t *weights, long columns, float scale, float zero_point,
-                                             const float *x, long row_begin, long row_end, float *y, int accumulate) {
+                                             const float *x, long count, long row_begin, long row_end, float *y,
+                                             long stride, int accumulate) {
     const vf16 scales = VK(splat)(scale), zeros = VK(splat)(zero_point);
     const long whole = columns - columns % 16;
     for (long r = row_begin; r < row_end; r++) {
         const int8_t *row = weights + r * columns;
-        vf16 sum = {0};
-        for (long i = 0; i < whole; i += 16) {
-            vs16 q;
-            __builtin_memcpy(&q, row + i, sizeof q);
-            const vf16 w = __builtin_convertvector(q, vf16) * scales + zeros;
-            sum += w * VK(load)(x + i);
+        // Up to 4 rows of x per pass over W's row (its dequantized lanes reused); each row's sum in the same order
+        // as alone, so the bits do not depend on how many rows go together.
+        for (long m0 = 0; m0 < count; m0 += 4) {
+            const long block = count - m0 < 4 ? count - m0 : 4;
+            const float *xs = x + m0 * columns;
+            vf16 sums[4];
+            switch (block) {
+            case 1: VK(weight_int8_block)(row, whole, scales, zeros, xs, columns, 1, sums); break;
+            case 2: VK(weight_int8_block)(row, whole, scales, zeros, xs, columns, 2, sums); break;
+            case 3: VK(weight_int8_block)(row, whole, scales, zeros, xs, columns, 3, sums); break;
+            default: VK(weight_int8_block)(row, whole, scales, zeros, xs, columns, 4, sums); break;
+            }
+            for (long j = 0; j < block; j++) {
+                float total = VK(sum)(sums[j]);
+                for (long i = whole; i < columns; i++) total += ((float)row[i] * scale + zero_point) * xs[j * columns + i];
+                float *out = y + (m0 + j) * stride + r;
+                *out = accumulate ? *out + total : total;
+            }
         }
-        float total = VK(sum)(sum);
-        for (long i = whole; i < columns; i++) total += ((float)row[i] * scale + zero_point) * x[i];
-        y[r] = accumulate ? y[r] + total : total;
     }
 }
 

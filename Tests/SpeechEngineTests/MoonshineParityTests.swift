@@ -33,7 +33,7 @@ import TestSupport
         let model = try MoonshineModel(directory: directory, threads: 2)
         var errors = ErrorCounts()
         for item in items {
-            let tokens = model.greedyTokens(samples: try WAV.read(item.wav16kURL))
+            let tokens = model.tokens(samples: try WAV.read(item.wav16kURL))
             #expect(tokens == expected[item.wav16kURL.path], "\(item.id): \(model.tokenizer.decode(tokens))")
             errors += WordErrorRate.score(reference: item.transcript, hypothesis: model.tokenizer.decode(tokens),
                                           language: "en")
@@ -43,12 +43,30 @@ import TestSupport
         #expect(errors.rate < 0.06, "WER \(errors.rate)")
     }
 
+    @Test("beam search (5): words recognized, the same tokens on a second run; a beam under 1 is greedy")
+    func beamSearch() async throws {
+        let model = try MoonshineModel(directory: try await TestModels.directory(for: "moonshine-base-en"), threads: 2)
+        var errors = ErrorCounts()
+        for id in ["jfk", "7018-75788-0012"] {
+            let item = try #require(Corpus.item(id))
+            let samples = try WAV.read(item.wav16kURL)
+            let tokens = model.tokens(samples: samples, beamSize: 5)
+            #expect(model.tokens(samples: samples, beamSize: 5) == tokens, "\(id): a second run differs")
+            errors += WordErrorRate.score(reference: item.transcript, hypothesis: model.tokenizer.decode(tokens),
+                                          language: "en")
+        }
+        // Measured: no error in 48 words; on the 75 English clips beam 5 gives 7.54 % against greedy's 7.41 %.
+        #expect(errors.rate < 0.05, "WER \(errors.rate)")
+        let jfk = try WAV.read(try #require(Corpus.item("jfk")).wav16kURL)
+        #expect(model.tokens(samples: jfk, beamSize: 0) == model.tokens(samples: jfk))
+    }
+
     @Test("a clip too short for one encoder frame gives no tokens; the token budget ends a clip of noise")
     func shortAndNoise() async throws {
         let model = try MoonshineModel(directory: try await TestModels.directory(for: "moonshine-base-en"), threads: 1)
-        #expect(model.greedyTokens(samples: [Float](repeating: 0.1, count: 800)).isEmpty)
+        #expect(model.tokens(samples: [Float](repeating: 0.1, count: 800)).isEmpty)
         var generator = SystemRandomNumberGenerator()
         let noise = (0..<16_000).map { _ in Float.random(in: -0.5...0.5, using: &generator) }
-        #expect(model.greedyTokens(samples: noise).count <= MoonshineTranscription.budget(samples: noise.count))
+        #expect(model.tokens(samples: noise).count <= MoonshineTranscription.budget(samples: noise.count))
     }
 }

@@ -3,13 +3,14 @@ import Foundation
 import SpeechEngine
 
 /// Moonshine through the engine on 16 kHz WAV files, one JSON object a line as `bench/moonshine_reference.py` prints
-/// ONNX Runtime's (file, greedy tokens, text, encoder and decoder seconds): the two runs compare token for token.
+/// ONNX Runtime's (file, tokens, text, seconds): greedy by default, the two runs compare token for token.
 struct MoonshineCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "moonshine",
-                                                    abstract: "Greedy Moonshine transcription of 16 kHz WAV files.")
+                                                    abstract: "Moonshine transcription of 16 kHz WAV files.")
 
     @Option(help: "Moonshine model directory (encoder_model.ort, decoder_model_merged.ort, tokenizer.bin).") var model: String
     @Option(help: "Threads (default: the cores available).") var threads: Int?
+    @Option(help: "Beam size (1: greedy).") var beamSize = 1
     @Argument(help: "16 kHz mono WAV files.") var files: [String]
 
     func run() throws {
@@ -19,7 +20,7 @@ struct MoonshineCommand: ParsableCommand {
         for file in files {
             let samples = try WAVReader.samples(URL(fileURLWithPath: file))
             let began = ContinuousClock.now
-            let tokens = moonshine.greedyTokens(samples: samples)
+            let tokens = moonshine.tokens(samples: samples, beamSize: beamSize)
             let seconds = (ContinuousClock.now - began).seconds
             let line: [String: Any] = ["file": file, "tokens": tokens, "text": moonshine.tokenizer.decode(tokens),
                                        "seconds": (seconds * 1e4).rounded() / 1e4]

@@ -68,12 +68,14 @@ void openspeech_vk_widen_split(const uint16_t *row, long columns, float *even, f
 /// `columns` wide and x is reordered evens (first columns/2 floats) then odds.
 void openspeech_vk_half_dot_rows(const uint16_t *weights, long columns, const float *x, long row_begin, long row_end,
                                  float *y, int accumulate);
-/// For r in [row_begin, row_end): y[r] (=, or += with accumulate) Σ_k ((float)W[r,k] · scale + zero_point) · x[k],
-/// where W is int8 `columns` wide with one scale and zero point for the whole matrix (weight-only quantization): each
-/// weight dequantized as ONNX Runtime's graphs do (`Cast`, `Mul`, `Add` in float32), 16 lanes summed in a fixed
-/// order, the tail past a multiple of 16 after them; the same bits at every level.
+/// For rows m in [0, count) of x (`columns` wide) and r in [row_begin, row_end): y[m·stride + r] (=, or += with
+/// accumulate) Σ_k ((float)W[r,k] · scale + zero_point) · x[m,k], where W is int8 `columns` wide with one scale and
+/// zero point for the whole matrix (weight-only quantization): each weight dequantized as ONNX Runtime's graphs do
+/// (`Cast`, `Mul`, `Add` in float32), 16 lanes summed in a fixed order, the tail past a multiple of 16 after them; the
+/// same bits at every level and whatever `count`.
 void openspeech_vk_weight_int8_dot_rows(const int8_t *weights, long columns, float scale, float zero_point,
-                                        const float *x, long row_begin, long row_end, float *y, int accumulate);
+                                        const float *x, long count, long row_begin, long row_end, float *y,
+                                        long stride, int accumulate);
 
 /// For rows m in [0, count) of the int8 rows x (`columns` wide, values in [-127, 127], as `quantize_rows` makes
 /// them) and rows n in [row_begin, row_end) of the int8 weights W (`columns` wide, any int8 value):

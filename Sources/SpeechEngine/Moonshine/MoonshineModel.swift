@@ -34,11 +34,13 @@ public final class MoonshineModel: Sendable {
         }
     }
 
-    /// The greedy tokens of one clip of 16 kHz mono `samples` (at most `longestClipSeconds`), without the start and
-    /// end tokens: the encoder over the clip, then the most likely token each step until the end token or
-    /// `tokensPerSecond` of the clip's length. Empty for a clip under one encoder frame (56 ms).
-    public func greedyTokens(samples: [Float]) -> [Int] {
-        MoonshineTranscription(model: self).greedyTokens(samples: samples)
+    /// The tokens of one clip of 16 kHz mono `samples` (at most `longestClipSeconds`), without the start and end
+    /// tokens: the encoder over the clip, then the decoder until the end token or `tokensPerSecond` of the clip's
+    /// length, greedy (`beamSize` 1 or less) or by beam search (`TokenBeamSearch`). Empty for a clip under one encoder frame
+    /// (56 ms).
+    public func tokens(samples: [Float], beamSize: Int = 1) -> [Int] {
+        let beams = max(1, beamSize)
+        return MoonshineTranscription(model: self, maxBeams: beams).tokens(samples: samples, beamSize: beams)
     }
 }
 
@@ -48,12 +50,12 @@ final class MoonshineTranscription {
     private let encoder: MoonshineEncoder
     private let decoder: MoonshineDecoder
 
-    init(model: MoonshineModel) {
+    init(model: MoonshineModel, maxBeams: Int = 1) {
         self.model = model
         let parallel = Parallel(threads: model.threads)
         encoder = MoonshineEncoder(weights: model.weights, parallel: parallel)
         let capacity = Int((MoonshineModel.longestClipSeconds * MoonshineModel.tokensPerSecond).rounded(.up)) + 2
-        decoder = MoonshineDecoder(weights: model.weights, capacity: capacity, parallel: parallel)
+        decoder = MoonshineDecoder(weights: model.weights, capacity: capacity, maxBeams: maxBeams, parallel: parallel)
     }
 
     /// The token budget of a clip of `samples` samples (at least one token).
@@ -61,24 +63,23 @@ final class MoonshineTranscription {
         max(1, Int(Double(samples) / 16_000 * MoonshineModel.tokensPerSecond))
     }
 
-    func greedyTokens(samples: [Float]) -> [Int] {
+    /// `MoonshineModel.tokens(samples:beamSize:)`; `beamSize` at most the `maxBeams` this was made for.
+    func tokens(samples: [Float], beamSize: Int) -> [Int] {
+        precondition(beamSize >= 1 && beamSize <= decoder.maxBeams, "MoonshineTranscription: a beam it was not made for")
         let frames = encoder.frames(samples: samples.count)
         guard frames > 0 else { return [] }
         let states = samples.withUnsafeBufferPointer { encoder.encode($0) }
         decoder.start(encoderStates: states, frames: frames)
         let budget = min(Self.budget(samples: samples.count), decoder.capacity - 1)
-        var tokens: [Int] = []
-        tokens.reserveCapacity(budget)
-        var token = MoonshineTokenizer.startOfTranscript
-        let vocabulary = model.weights.vocabularySize
-        while tokens.count < budget {
-            let logits = decoder.step(token)
-            var best = 0
-            for i in 1..<vocabulary where logits[i] > logits[best] { best = i }
-            if best == MoonshineTokenizer.endOfTranscript { break }
-            tokens.append(best)
-            token = best
+        var search = TokenBeamSearch(beamSize: beamSize, endToken: MoonshineTokenizer.endOfTranscript)
+        var next = [MoonshineTokenizer.startOfTranscript]
+        for step in 0..<budget {
+            let logits = UnsafeMutablePointer(mutating: decoder.step(next))
+            guard let chosen = search.advance(logits: logits, vocabulary: model.weights.vocabularySize,
+                                              isLast: step + 1 == budget) else { break }
+            decoder.reorder(chosen.origins)
+            next = chosen.tokens
         }
-        return tokens
+        return search.best
     }
 }

@@ -41,11 +41,11 @@ final class WeightInt8Matrix: @unchecked Sendable {
         let bias = bias?.pointer
         let minimumSlice = Swift.max(64, Self.minimumWeightsPerThread / Swift.max(columns, 1))
         parallel.forEachSlice(of: total, minimumSlice: minimumSlice) { _, range in
-            for m in 0..<inputRows {
-                let out = y + m * total
-                openspeech_vk_weight_int8_dot_rows(values, columns, scale, zero, x + m * columns, range.lowerBound,
-                                                   range.upperBound, out, accumulate ? 1 : 0)
-                if let bias {
+            openspeech_vk_weight_int8_dot_rows(values, columns, scale, zero, x, inputRows, range.lowerBound,
+                                               range.upperBound, y, total, accumulate ? 1 : 0)
+            if let bias {
+                for m in 0..<inputRows {
+                    let out = y + m * total
                     for n in range { out[n] += bias[n] }
                 }
             }

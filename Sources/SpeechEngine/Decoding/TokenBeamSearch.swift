@@ -1,0 +1,68 @@
+/// Beam search over a decoder's next-token logits, as a value the decoding loop feeds: CTranslate2's rule, the one
+/// Whisper's beam search follows (`BeamSearch.swift`). Each step the `2 · beamSize` best continuations of the live
+/// beams by cumulative log-probability are ranked; one that ends with the end token (or any, at the last step) is a
+/// finished hypothesis, replaced by the next best that does not end; the search stops once `beamSize` hypotheses have
+/// finished. The best finished hypothesis by `score / length^lengthPenalty` wins. With `beamSize` 1 it is greedy.
+struct TokenBeamSearch {
+    let beamSize: Int
+    let endToken: Int
+    let lengthPenalty: Double
+    /// The live beams' tokens (without the start token) and cumulative log-probabilities.
+    private(set) var sequences: [[Int]] = [[]]
+    private(set) var scores: [Float] = [0]
+    private(set) var finished: [(tokens: [Int], score: Double)] = []
+    private var top: TopK
+
+    init(beamSize: Int, endToken: Int, lengthPenalty: Double = 1) {
+        precondition(beamSize >= 1, "TokenBeamSearch: a beam of at least 1")
+        self.beamSize = beamSize
+        self.endToken = endToken
+        self.lengthPenalty = lengthPenalty
+        top = TopK(capacity: 2 * beamSize)
+    }
+
+    /// One step: `logits` `[sequences.count × vocabulary]` (overwritten) for the live beams, in order. Returns the
+    /// beam each next live beam continues (`origins`) and its new token, or nil once the search is over (enough
+    /// hypotheses finished, `isLast`, or no beam left).
+    mutating func advance(logits: UnsafeMutablePointer<Float>, vocabulary: Int,
+                          isLast: Bool) -> (origins: [Int], tokens: [Int])? {
+        top.reset()
+        for b in sequences.indices {
+            let row = logits + b * vocabulary
+            top.scan(row, count: vocabulary, offset: scores[b] - Vector.logSumExp(row, count: vocabulary), base: b * vocabulary)
+        }
+        let ranked = top.sorted()
+        var nextSequences: [[Int]] = [], nextScores: [Float] = [], origins: [Int] = [], tokens: [Int] = []
+        var secondary = beamSize
+        for k in 0..<min(beamSize, ranked.count) {
+            var pick = ranked[k]
+            if pick.index % vocabulary == endToken || isLast {
+                var hypothesis = sequences[pick.index / vocabulary]
+                if pick.index % vocabulary != endToken { hypothesis.append(pick.index % vocabulary) }
+                finished.append((hypothesis, Double(pick.score) / libmPow(Double(max(hypothesis.count, 1)), lengthPenalty)))
+                // Replaced by the next candidate past the beam that does not end.
+                var replaced = false
+                while secondary < ranked.count {
+                    let candidate = ranked[secondary]
+                    secondary += 1
+                    if candidate.index % vocabulary != endToken { pick = candidate; replaced = true; break }
+                }
+                if !replaced { continue }
+            }
+            let origin = pick.index / vocabulary, token = pick.index % vocabulary
+            nextSequences.append(sequences[origin] + [token])
+            nextScores.append(pick.score)
+            origins.append(origin)
+            tokens.append(token)
+        }
+        if isLast || finished.count >= beamSize || nextSequences.isEmpty { return nil }
+        sequences = nextSequences
+        scores = nextScores
+        return (origins, tokens)
+    }
+
+    /// The winning tokens: the best finished hypothesis, else (a search cut short) the best live beam.
+    var best: [Int] {
+        finished.max { $0.score < $1.score }?.tokens ?? sequences.first ?? []
+    }
+}
