@@ -61,6 +61,27 @@ import TestSupport
         #expect(model.tokens(samples: jfk, beamSize: 0) == model.tokens(samples: jfk))
     }
 
+    @Test("a directory without its tokenizer, or with the decoder where the encoder belongs: typed errors, no crash")
+    func damagedDirectories() async throws {
+        let installed = try await TestModels.directory(for: "moonshine-base-en")
+        let folder = try makeTemporaryDirectory("openspeech-moonshine-damaged")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let files = FileManager.default
+        for name in ["encoder_model.ort", "decoder_model_merged.ort"] {
+            try files.createSymbolicLink(at: folder.appendingPathComponent(name),
+                                         withDestinationURL: installed.appendingPathComponent(name))
+        }
+        #expect(throws: ModelError.missingFile(folder.appendingPathComponent("tokenizer.bin"))) {
+            try MoonshineModel(directory: folder)
+        }
+        try files.createSymbolicLink(at: folder.appendingPathComponent("tokenizer.bin"),
+                                     withDestinationURL: installed.appendingPathComponent("tokenizer.bin"))
+        try files.removeItem(at: folder.appendingPathComponent("encoder_model.ort"))
+        try files.createSymbolicLink(at: folder.appendingPathComponent("encoder_model.ort"),
+                                     withDestinationURL: installed.appendingPathComponent("decoder_model_merged.ort"))
+        #expect(throws: ORTFormatError.missingWeight("conv1.weight")) { try MoonshineModel(directory: folder) }
+    }
+
     @Test("a clip too short for one encoder frame gives no tokens; the token budget ends a clip of noise")
     func shortAndNoise() async throws {
         let model = try MoonshineModel(directory: try await TestModels.directory(for: "moonshine-base-en"), threads: 1)
