@@ -21,10 +21,10 @@ struct TokenBeamSearch {
         top = TopK(capacity: 2 * beamSize)
     }
 
-    /// One step: `logits` `[sequences.count × vocabulary]` (overwritten) for the live beams, in order. Returns the
+    /// One step: `logits` `[sequences.count × vocabulary]` for the live beams, in order. Returns the
     /// beam each next live beam continues (`origins`) and its new token, or nil once the search is over (enough
     /// hypotheses finished, `isLast`, or no beam left).
-    mutating func advance(logits: UnsafeMutablePointer<Float>, vocabulary: Int,
+    mutating func advance(logits: UnsafePointer<Float>, vocabulary: Int,
                           isLast: Bool) -> (origins: [Int], tokens: [Int])? {
         top.reset()
         for b in sequences.indices {

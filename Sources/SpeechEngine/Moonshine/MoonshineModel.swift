@@ -74,7 +74,7 @@ final class MoonshineTranscription {
         var search = TokenBeamSearch(beamSize: beamSize, endToken: MoonshineTokenizer.endOfTranscript)
         var next = [MoonshineTokenizer.startOfTranscript]
         for step in 0..<budget {
-            let logits = UnsafeMutablePointer(mutating: decoder.step(next))
+            let logits = decoder.step(next)
             guard let chosen = search.advance(logits: logits, vocabulary: model.weights.vocabularySize,
                                               isLast: step + 1 == budget) else { break }
             decoder.reorder(chosen.origins)
