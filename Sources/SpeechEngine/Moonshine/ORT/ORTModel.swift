@@ -176,6 +176,13 @@ struct ORTModel {
         guard initializer.elementType == .int8 else {
             throw ORTFormatError.invalidTensor(initializer.name, reason: "is \(initializer.elementType), not int8")
         }
-        return data[initializer.bytes].map { Int8(bitPattern: $0) }
+        // One copy of the bytes (a per-byte map through `Data` cost most of a model's load).
+        return data.withUnsafeBytes { raw in
+            let source = UnsafeRawBufferPointer(rebasing: raw[initializer.bytes])
+            return [Int8](unsafeUninitializedCapacity: source.count) { buffer, count in
+                UnsafeMutableRawBufferPointer(buffer).copyMemory(from: source)
+                count = source.count
+            }
+        }
     }
 }
