@@ -20,7 +20,7 @@ struct MoonshineCommand: ParsableCommand {
         for file in files {
             let samples = try WAVReader.samples(URL(fileURLWithPath: file))
             let began = ContinuousClock.now
-            let tokens = moonshine.tokens(samples: samples, beamSize: beamSize)
+            let tokens = try moonshine.tokens(samples: samples, beamSize: beamSize)
             let seconds = (ContinuousClock.now - began).seconds
             let line: [String: Any] = ["file": file, "tokens": tokens, "text": moonshine.tokenizer.decode(tokens),
                                        "seconds": (seconds * 1e4).rounded() / 1e4]
