@@ -164,25 +164,21 @@ struct MoonshineWeights: Sendable {
             }
             biasTensor = Tensor(shape: [outputs], values: values)
         }
-        /// `[outputs, inputs]` from the stored order.
-        func arranged<T>(_ values: [T]) -> [T] {
-            guard transposed, let first = values.first else { return values }
-            var out = [T](repeating: first, count: values.count)
+        /// `values` written into `out` as `[outputs, inputs]` (from `[inputs, outputs]` when `transposed`).
+        func arrange<T>(_ values: [T], into out: UnsafeMutableBufferPointer<T>) {
+            guard transposed else { _ = out.initialize(from: values); return }
             for i in 0..<inputs {
                 for o in 0..<outputs { out[o * inputs + i] = values[i * outputs + o] }
             }
-            return out
         }
         if perToken, let quantized = weights.quantized[weightName] {
-            let values = arranged(try weights.model.int8s(quantized.initializer))
-            let matrix = values.withUnsafeBufferPointer {
-                WeightInt8Matrix(values: $0, rows: outputs, columns: inputs, scale: quantized.scale,
-                                 zeroPoint: quantized.zeroPoint, bias: biasTensor)
-            }
+            let values = try weights.model.int8s(quantized.initializer)
+            let matrix = WeightInt8Matrix(rows: outputs, columns: inputs, scale: quantized.scale,
+                                          zeroPoint: quantized.zeroPoint, bias: biasTensor) { arrange(values, into: $0) }
             return Linear(weight: .weightInt8(matrix), bias: nil)
         }
-        return Linear(weight: .full(Tensor(shape: [outputs, inputs], values: arranged(try weights.values(weightName)))),
-                      bias: biasTensor)
+        let values = try weights.values(weightName)
+        return Linear(weight: .full(Tensor(shape: [outputs, inputs]) { arrange(values, into: $0) }), bias: biasTensor)
     }
 
     /// A convolution's kernel `[outputs, inputs, taps]` as `[taps][outputs][inputs]`, and its bias.

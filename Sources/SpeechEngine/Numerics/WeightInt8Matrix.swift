@@ -13,16 +13,16 @@ final class WeightInt8Matrix: @unchecked Sendable {
     private let values: UnsafeMutablePointer<Int8>
     private let bias: Tensor?
 
-    /// `values` row-major `[rows, columns]`.
-    init(values: UnsafeBufferPointer<Int8>, rows: Int, columns: Int, scale: Float, zeroPoint: Float, bias: Tensor?) {
-        precondition(values.count == rows * columns)
+    /// A matrix whose `rows × columns` values (row-major) `fill` writes into its uninitialised storage.
+    init(rows: Int, columns: Int, scale: Float, zeroPoint: Float, bias: Tensor?,
+         fill: (UnsafeMutableBufferPointer<Int8>) -> Void) {
         self.rows = rows
         self.columns = columns
         self.scale = scale
         self.zeroPoint = zeroPoint
         self.bias = bias
-        self.values = .allocate(capacity: rows * columns)
-        self.values.update(from: values.baseAddress!, count: rows * columns)
+        values = .allocate(capacity: rows * columns)
+        fill(UnsafeMutableBufferPointer(start: values, count: rows * columns))
     }
 
     deinit { values.deallocate() }
