@@ -82,12 +82,15 @@ import TestSupport
         #expect(throws: ORTFormatError.missingWeight("conv1.weight")) { try MoonshineModel(directory: folder) }
     }
 
-    @Test("a clip too short for one encoder frame gives no tokens; a sample not a number is refused; the token budget ends a clip of noise")
+    @Test("a clip too short for one encoder frame gives no tokens; a sample not a number and a clip over 30 s are refused; the token budget ends a clip of noise")
     func shortAndNoise() async throws {
         let model = try MoonshineModel(directory: try await TestModels.directory(for: "moonshine-base-en"), threads: 1)
         #expect(try model.tokens(samples: [Float](repeating: 0.1, count: 800)).isEmpty)
         #expect(throws: EngineError.self, "a sample that is not a number") {
             try model.tokens(samples: [Float](repeating: 0.1, count: 16_000) + [.nan])
+        }
+        #expect(throws: EngineError.windowTooLong(seconds: 31)) {
+            try model.tokens(samples: [Float](repeating: 0, count: 31 * 16_000))
         }
         var generator = SystemRandomNumberGenerator()
         let noise = (0..<16_000).map { _ in Float.random(in: -0.5...0.5, using: &generator) }

@@ -37,8 +37,11 @@ public final class MoonshineModel: Sendable {
     /// The tokens of one clip of 16 kHz mono `samples` (at most `longestClipSeconds`), without the start and end
     /// tokens: the encoder over the clip, then the decoder until the end token or `tokensPerSecond` of the clip's
     /// length, greedy (`beamSize` 1 or less) or by beam search (`TokenBeamSearch`). Empty for a clip under one encoder frame
-    /// (56 ms). A sample that is not finite is an `EngineError.invalidSample`.
+    /// (56 ms). A sample that is not finite is an `EngineError.invalidSample`, a clip over `longestClipSeconds` an
+    /// `EngineError.windowTooLong` (the encoder's memory grows with the clip; longer audio goes in chunks).
     public func tokens(samples: [Float], beamSize: Int = 1) throws -> [Int] {
+        let seconds = Double(samples.count) / 16_000
+        guard seconds <= Self.longestClipSeconds else { throw EngineError.windowTooLong(seconds: seconds) }
         try WhisperSession.validate(samples)
         let beams = max(1, beamSize)
         return MoonshineTranscription(model: self, maxBeams: beams).tokens(samples: samples, beamSize: beams)
