@@ -24,6 +24,7 @@ import Testing
         /// The prompt each stream was made with, decoded back to text.
         var prompts: [String] = []
         let isMultilingual = false
+        let defaultBeamSize = 1
 
         func encode(_ text: String) -> [Int] { text.unicodeScalars.map { Int($0.value) } }
 

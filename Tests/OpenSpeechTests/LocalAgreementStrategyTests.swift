@@ -20,6 +20,7 @@ import Testing
     final class ScriptedDecoder: WindowDecoder {
         var decodings = 0
         let isMultilingual = false
+        let defaultBeamSize = 1
 
         func encode(_ text: String) -> [Int] { text.unicodeScalars.map { Int($0.value) } }
 

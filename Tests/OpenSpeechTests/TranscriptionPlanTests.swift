@@ -69,6 +69,15 @@ import SpeechEngine
         Row(name: "live without the default installed: the most accurate installed model",
             plan: { try plan(live: true, installed: ["whisper-base", "whisper-small"]) },
             runs: "whisper-small", language: .given, installs: ["whisper-tiny.en", "silero-vad"]),
+        Row(name: "Moonshine installed: Whisper still runs unnamed, in files and live (Moonshine runs when named)",
+            plan: { try plan(installed: all.union(["moonshine-base-en"])) }, runs: "whisper-tiny.en", language: .given,
+            installs: ["whisper-tiny.en", "silero-vad"]),
+        Row(name: "live with Moonshine the only English model installed: the default",
+            plan: { try plan(live: true, installed: ["moonshine-base-en"]) }, runs: "whisper-tiny.en", language: .given,
+            installs: ["whisper-tiny.en", "silero-vad"]),
+        Row(name: "Moonshine named: it runs, English",
+            plan: { try plan(model: "moonshine-base-en", installed: []) }, runs: "moonshine-base-en", language: .given,
+            installs: ["moonshine-base-en", "silero-vad"]),
         Row(name: "a model named runs whatever is installed",
             plan: { try plan(french, model: "whisper-base", installed: []) }, runs: "whisper-base", language: .given,
             installs: ["whisper-base", "silero-vad"]),
@@ -103,9 +112,10 @@ import SpeechEngine
         #expect(throws: ModelAssetError.self) { try Self.plan(model: "base", installed: Self.all) }
         #expect(throws: SFSpeechError.self) { try Self.plan(model: "whisper-tiny.en", task: .translate, installed: Self.all) }
         #expect(throws: SFSpeechError.self) { try Self.plan(Locale(identifier: "tlh"), installed: Self.all) }
-        // Models of the catalog that do not transcribe (yet), refused before anything installs.
+        // A model of the catalog that does not transcribe, refused before anything installs; and translation by
+        // Moonshine (English only).
         #expect(throws: SFSpeechError.self) { try Self.plan(model: "silero-vad", installed: Self.all) }
-        #expect(throws: SFSpeechError.self) { try Self.plan(model: "moonshine-base-en", installed: Self.all) }
+        #expect(throws: SFSpeechError.self) { try Self.plan(model: "moonshine-base-en", task: .translate, installed: Self.all) }
     }
 
     @Test("every model the plan may choose is of a family the engine loads, and the engine's families are the catalog's")

@@ -15,7 +15,7 @@ func runFinalsFeed(subsets: Set<String>, locale: Locale) async throws {
     let environment = ProcessInfo.processInfo.environment
     let only = environment["LIVE_BENCH_CLIPS"].map { Set($0.split(separator: ",").map(String.init)) }
     let clips = Corpus.items.filter { $0.language == "en" && (only?.contains($0.id) ?? subsets.contains($0.subset)) }
-    var fileOptions = FileTranscriber.Options(locale: locale, wordTimestamps: true)
+    var fileOptions = FileTranscriber.Options(locale: locale, modelID: environment["LIVE_BENCH_MODEL"], wordTimestamps: true)
     if let beam = environment["LIVE_BENCH_FILE_BEAM"].flatMap(Int.init) { fileOptions.beamSize = beam }
     if let type = environment["LIVE_BENCH_FILE_COMPUTE"].flatMap(ComputeType.init(rawValue:)) { fileOptions.computeType = type }
     let files = FileTranscriber(options: fileOptions)
@@ -25,7 +25,8 @@ func runFinalsFeed(subsets: Set<String>, locale: Locale) async throws {
         let fileText = try await files.transcribe(contentsOf: clip.wav16kURL).text
         let transcriber = SpeechTranscriber(locale: locale, transcriptionOptions: [], reportingOptions: [.volatileResults],
                                             attributeOptions: [.audioTimeRange],
-                                            engineConfiguration: .init(beamSize: environment["LIVE_BENCH_BEAM"].flatMap(Int.init),
+                                            engineConfiguration: .init(modelID: environment["LIVE_BENCH_MODEL"],
+                                                                       beamSize: environment["LIVE_BENCH_BEAM"].flatMap(Int.init),
                                                                        computeType: environment["LIVE_BENCH_COMPUTE"].flatMap(ComputeType.init(rawValue:)) ?? .default))
         let detector = SpeechDetector(detectionOptions: .init(sensitivityLevel: .medium), reportResults: false)
         let analyzer = SpeechAnalyzer(modules: environment["LIVE_BENCH_NO_DETECTOR"] != nil ? [transcriber] : [transcriber, detector])
@@ -56,7 +57,7 @@ func runFinalsFeed(subsets: Set<String>, locale: Locale) async throws {
             report("\(clip.id): live \(liveScore.errors) errors, file \(fileScore.errors)\n  live: \(liveText)\n  file: \(fileText)")
         }
     }
-    report("live-bench finals: whisper-tiny.en, volatile finals fed at once (detector on) against file mode")
+    report("live-bench finals: \(environment["LIVE_BENCH_MODEL"] ?? "the default model"), volatile finals fed at once (detector on) against file mode")
     var allLive = ErrorCounts(), allFile = ErrorCounts()
     for subset in live.keys.sorted() {
         let l = live[subset]!, f = file[subset]!

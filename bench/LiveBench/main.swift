@@ -93,7 +93,8 @@ let fast = CommandLine.arguments.contains("fast")
 let transcriber = SpeechTranscriber(locale: english, transcriptionOptions: [],
                                     reportingOptions: fast ? [.volatileResults, .fastResults] : [.volatileResults],
                                     attributeOptions: [.audioTimeRange],
-                                    engineConfiguration: .init(beamSize: ProcessInfo.processInfo.environment["LIVE_BENCH_BEAM"].flatMap(Int.init)))
+                                    engineConfiguration: .init(modelID: ProcessInfo.processInfo.environment["LIVE_BENCH_MODEL"],
+                                                               beamSize: ProcessInfo.processInfo.environment["LIVE_BENCH_BEAM"].flatMap(Int.init)))
 let detector = SpeechDetector(detectionOptions: .init(sensitivityLevel: .medium), reportResults: false)
 let analyzer = SpeechAnalyzer(modules: [transcriber, detector])
 let format = await SpeechAnalyzer.bestAvailableAudioFormat(compatibleWith: [transcriber])!
@@ -203,7 +204,7 @@ if let path = ProcessInfo.processInfo.environment["LIVE_BENCH_TEXTS"] {
     try lines.joined().write(toFile: path, atomically: true, encoding: .utf8)
 }
 let audioSeconds = clips.map(\.durationSeconds).reduce(0, +)
-print("live-bench: whisper-tiny.en, \(fast ? "volatile + fastResults" : "volatile"), detector on")
+print("live-bench: \(ProcessInfo.processInfo.environment["LIVE_BENCH_MODEL"] ?? "the default model"), \(fast ? "volatile + fastResults" : "volatile"), detector on")
 print(String(format: "%d clips, %.1f s of speech, %.1f s listening; drops %lld frames", clips.count, audioSeconds, wall, engine.droppedFrameCount))
 print(String(format: "first appearance (volatile or final) after the word's end: median %.2f s, p95 %.2f s (%d words, %d never)",
              percentile(volatileDelays, 0.5), percentile(volatileDelays, 0.95), volatileDelays.count, missedVolatile))

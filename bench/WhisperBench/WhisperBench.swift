@@ -8,6 +8,7 @@ struct WhisperBench: AsyncParsableCommand {
         commandName: "whisper-bench",
         abstract: "OpenSpeech against faster-whisper: transcription runs, word error rate, speed and memory.",
         subcommands: [TranscribeCommand.self, ReportCommand.self, MachineCommand.self, LocateCommand.self, MoonshineCommand.self,
+                      MoonshineHeadsCommand.self,
                       BiasCommand.self])
 }
 

@@ -31,7 +31,7 @@ public struct FileTranscriber: Sendable {
         public var task: SpeechTranscriber.TranscriptionTask
         /// A catalog model to use instead of the locale's default.
         public var modelID: String?
-        /// Beam width (1: greedy); nil: `SpeechTranscriber.EngineConfiguration.defaultBeamSize` (5).
+        /// Beam width (1: greedy); nil: the model family's default (Whisper's 5, Moonshine's greedy).
         public var beamSize: Int?
         /// Time ranges and confidence per word (for subtitles and JSON), not only per segment.
         public var wordTimestamps: Bool

@@ -35,10 +35,11 @@ struct LanguageModelChoice: Sendable {
 
     /// The installed speech model that transcribes `language` best (nil: none speaks it): the most accurate class
     /// (`CatalogModel.accuracyClass`, a model of unknown accuracy after every class); in one class the model
-    /// dedicated to fewer languages (English-only before multilingual), then the smaller.
+    /// dedicated to fewer languages (English-only before multilingual), then the smaller. Only a model that may be a
+    /// default runs unnamed (`CatalogModel.mayBeDefault`: not Moonshine).
     func mostAccurateInstalledModelID(for language: String) -> String? {
         catalog.models
-            .filter { $0.isTranscriptionModel && $0.languages.contains(language) && installed.contains($0.id) }
+            .filter { $0.mayBeDefault && $0.languages.contains(language) && installed.contains($0.id) }
             .min { ($0.accuracyClass ?? .max, $0.languages.count, $0.size, $0.id)
                     < ($1.accuracyClass ?? .max, $1.languages.count, $1.size, $1.id) }?.id
     }

@@ -58,7 +58,7 @@ final class FinalOnlyStrategy: TranscriptionStrategy {
 
     /// A stream from timeline sample `start`, following the detector's regions as they are now.
     private func started(at start: Int64) -> FinalOnlyTranscription {
-        let options = settings.engineOptions(phrases: prompt.phrases, multilingual: session.isMultilingual)
+        let options = settings.engineOptions(phrases: prompt.phrases, engine: session)
         let stream = FinalOnlyTranscription(session: session, options: options, start: start, regions: speechRegions,
                                             prompt: prompt.tokens(after: promptText))
         self.stream = stream

@@ -184,7 +184,7 @@ final class LocalAgreementStrategy: TranscriptionStrategy {
             if textBefore.hasSuffix(heard.text) { textBefore = String(textBefore.dropLast(heard.text.count)) }
         }
         longestWindow = max(longestWindow, audio.count)
-        var options = settings.engineOptions(phrases: prompt.phrases, multilingual: decoder.isMultilingual,
+        var options = settings.engineOptions(phrases: prompt.phrases, engine: decoder,
                                              detectedLanguage: liveLanguage?.language)
         options.wordTimestamps = true
         options.temperatures = [0]

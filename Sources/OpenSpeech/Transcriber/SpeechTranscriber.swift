@@ -33,7 +33,7 @@ public final class SpeechTranscriber: LocaleDependentSpeechModule, AnalyzerDrive
         /// fell back to sampling, the samples) for the same stretch of audio (same start and end timestamps),
         /// ranked by the length-normalised score that picks the best, distinct, at most the beam size. The first keeps the attributes; the others are plain text, with the result's
         /// `audioTimeRange` over all of it when asked. Only final results of final-only transcription with a beam
-        /// (the default of 5, or `EngineConfiguration.beamSize` ≥ 2) can have several; volatile mode and greedy
+        /// (Whisper's default of 5, or `EngineConfiguration.beamSize` ≥ 2) can have several; volatile mode and greedy
         /// decoding give one, as does a segment no other hypothesis ends at the same time.
         public let alternatives: [AttributedString]
         /// Not in Apple's API: what the decoder reported for the segment a final result of final-only transcription
@@ -110,7 +110,7 @@ public final class SpeechTranscriber: LocaleDependentSpeechModule, AnalyzerDrive
                 locale: locale, modelID: engineConfiguration.modelID,
                 volatile: volatile, stepSeconds: VolatileDecodeSchedule.agreementSeconds,
                 previewSeconds: VolatileDecodeSchedule.previewSeconds(fastResults: reportingOptions.contains(.fastResults)),
-                beamSize: engineConfiguration.beamSize ?? EngineConfiguration.defaultBeamSize,
+                beamSize: engineConfiguration.beamSize,
                 wordTimes: attributeOptions.contains(.audioTimeRange) || engineConfiguration.wordTimestamps,
                 timeRangeAttributes: attributeOptions.contains(.audioTimeRange),
                 confidence: attributeOptions.contains(.transcriptionConfidence),

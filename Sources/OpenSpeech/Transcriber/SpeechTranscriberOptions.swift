@@ -69,10 +69,10 @@ extension SpeechTranscriber {
     public struct EngineConfiguration: Sendable, Equatable {
         /// A catalog model id to use instead of the locale's default.
         public var modelID: String?
-        /// Beam width for final results (1 is greedy); nil: `defaultBeamSize`, also for volatile mode's agreement
-        /// decodings (its previews are greedy).
+        /// Beam width for final results (1 is greedy); nil: the model family's default (Whisper's `defaultBeamSize`,
+        /// Moonshine's greedy), also for volatile mode's agreement decodings (its previews are greedy).
         public var beamSize: Int?
-        /// The beam width when none is given: 5, as Whisper's and faster-whisper's.
+        /// The beam width of Whisper models when none is given: 5, as Whisper's and faster-whisper's.
         public static var defaultBeamSize: Int { TranscriptionOptions.defaultBeamSize }
         /// The beam widths the command line and server accept.
         public static var beamSizes: ClosedRange<Int> { TranscriptionOptions.beamSizes }

@@ -13,7 +13,8 @@ extension TranscriptionProcessor {
         var previewSeconds: Double? = nil
         /// How a preview decodes the window (nil: as agreement decodings, over the padded 30 s).
         var previewDecoding: PreviewDecoding? = PreviewDecoding()
-        var beamSize: Int
+        /// nil: the model family's default (`TranscriptionEngine.defaultBeamSize`).
+        var beamSize: Int?
         var wordTimes: Bool
         var timeRangeAttributes: Bool
         var confidence: Bool
@@ -56,20 +57,20 @@ extension TranscriptionProcessor.Settings {
         return " " + prompt
     }
 
-    /// The engine's options for these settings, with the context's `phrases` boosted. A `multilingual` model is given
-    /// the locale's language, or when the language is detected the one decided (`detectedLanguage`; nil: the engine
-    /// detects it), and the task.
-    func engineOptions(phrases: [String], multilingual: Bool, detectedLanguage: String? = nil) -> TranscriptionOptions {
+    /// The engine's options for these settings with `engine`, with the context's `phrases` boosted. A multilingual
+    /// model is given the locale's language, or when the language is detected the one decided (`detectedLanguage`;
+    /// nil: the engine detects it), and the task.
+    func engineOptions(phrases: [String], engine: any TranscriptionEngine, detectedLanguage: String? = nil) -> TranscriptionOptions {
         var options = TranscriptionOptions()
-        options.beamSize = beamSize
-        options.bestOf = beamSize
+        options.beamSize = beamSize ?? engine.defaultBeamSize
+        options.bestOf = options.beamSize
         options.wordTimestamps = wordTimes
         // Volatile mode commits agreed words, not the beam's segments: it has no alternatives to keep.
         options.alternatives = alternatives && !volatile
         options.biasingPhrases = phrases
         options.encoderBatchSize = encoderBatchSize
         if let temperatures, !temperatures.isEmpty { options.temperatures = temperatures }
-        if multilingual {
+        if engine.isMultilingual {
             options.language = detectsLanguage ? detectedLanguage : LocaleModelResolver.whisperLanguage(of: locale)
             options.detectsLanguagePerWindow = detectsLanguagePerWindow
             options.task = task == .translate ? .translate : .transcribe

@@ -61,8 +61,16 @@ public struct CatalogModel: Sendable, Hashable, Codable, Identifiable {
 
     /// The families of speech-to-text models: the engine's `SpeechModelFamily` runs each (the others, such as
     /// `silero-vad`, serve a transcription).
-    public static let transcriptionFamilies: Set<String> = ["whisper"]
+    public static let transcriptionFamilies: Set<String> = ["whisper", "moonshine"]
 
     /// Whether this is a speech-to-text model.
     public var isTranscriptionModel: Bool { Self.transcriptionFamilies.contains(family) }
+
+    /// The families a locale's default model is chosen from: those that take everything a request may bring (a
+    /// prompt, contextual strings, alternatives). Moonshine takes none of these and runs when named: it is more
+    /// accurate than whisper-tiny.en on files but not yet in live transcription (BENCHMARKS.md "Moonshine").
+    public static let defaultFamilies: Set<String> = ["whisper"]
+
+    /// Whether a locale's default may be this model (`LocaleModelResolver`).
+    public var mayBeDefault: Bool { isTranscriptionModel && Self.defaultFamilies.contains(family) }
 }

@@ -7,7 +7,8 @@ import Foundation
 /// English defaults to the fastest good English model (`whisper-tiny.en`), other languages to the smallest
 /// multilingual model (`whisper-base`): among the speech models supporting a language, built-in ones first (those a
 /// Python package provides before those only the Hugging Face Hub serves: a default installs without the Hub), the
-/// one dedicated to the fewest languages wins, then the smallest.
+/// one dedicated to the fewest languages wins, then the smallest. Only families that take every request may be a
+/// default (`CatalogModel.mayBeDefault`: not Moonshine, which runs when named).
 public struct LocaleModelResolver: Sendable {
     public let catalog: ModelCatalog
 
@@ -19,7 +20,7 @@ public struct LocaleModelResolver: Sendable {
     public func model(for locale: Locale) -> CatalogModel? {
         guard let language = Self.whisperLanguage(of: locale) else { return nil }
         return catalog.models
-            .filter { $0.isTranscriptionModel && $0.languages.contains(language) }
+            .filter { $0.mayBeDefault && $0.languages.contains(language) }
             .min { (rank($0), $0.languages.count, $0.size, $0.id) < (rank($1), $1.languages.count, $1.size, $1.id) }
     }
 

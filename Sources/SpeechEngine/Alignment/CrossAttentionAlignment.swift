@@ -37,10 +37,20 @@ enum CrossAttentionAlignment {
             let normalizer = Vector.logSumExp(row, count: eot)
             probabilities.append(libmExp(Double(row[outputs[offset + t]] - normalizer)))
         }
-        // Softmax over frames, standardise over tokens, median filter over frames, mean over heads.
+        let rows = tokens - offset - 1
+        return Result(path: path(headScores: weights, tokens: tokens, frames: frames, rows: offset..<(offset + rows),
+                                 medianFilterWidth: medianFilterWidth),
+                      tokenProbabilities: probabilities)
+    }
+
+    /// The warping path of `rows` (token rows) over `frames` from raw attention scores, one `[tokens × frames]` matrix
+    /// per head: softmax over frames, standardise each frame across all tokens, median filter along time, mean over
+    /// the heads, then dynamic time warping of the rows asked for (row indices from `rows.lowerBound`).
+    static func path(headScores: [[Float]], tokens: Int, frames: Int, rows: Range<Int>,
+                     medianFilterWidth: Int = 7) -> [(row: Int, column: Int)] {
         var mean = [Float](repeating: 0, count: tokens * frames)
-        for h in heads.indices {
-            var w = weights[h]
+        for scores in headScores {
+            var w = scores
             w.withUnsafeMutableBufferPointer { p in
                 for t in 0..<tokens { Vector.softmax(p.baseAddress! + t * frames, count: frames) }
             }
@@ -56,12 +66,9 @@ enum CrossAttentionAlignment {
             let filtered = medianFilter(w, rows: tokens, columns: frames, width: medianFilterWidth)
             for i in 0..<mean.count { mean[i] += filtered[i] }
         }
-        if !heads.isEmpty { for i in 0..<mean.count { mean[i] /= Float(heads.count) } }
-        // Rows from the no-timestamps position through the last text token.
-        let rows = tokens - offset - 1
-        let matrix = Array(mean[(offset * frames)..<((offset + rows) * frames)])
-        return Result(path: DynamicTimeWarping.path(matrix, rows: rows, columns: frames),
-                      tokenProbabilities: probabilities)
+        if !headScores.isEmpty { for i in 0..<mean.count { mean[i] /= Float(headScores.count) } }
+        let matrix = Array(mean[(rows.lowerBound * frames)..<(rows.upperBound * frames)])
+        return DynamicTimeWarping.path(matrix, rows: rows.count, columns: frames)
     }
 
     /// Median over a sliding window along each row, reflecting at the edges. It runs over every token and frame of

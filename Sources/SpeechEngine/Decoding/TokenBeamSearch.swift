@@ -65,4 +65,8 @@ struct TokenBeamSearch {
     var best: [Int] {
         finished.max { $0.score < $1.score }?.tokens ?? sequences.first ?? []
     }
+
+    /// The best finished hypothesis's length-normalised score (with `lengthPenalty` 1, its mean log-probability per
+    /// token); nil before one finished.
+    var bestScore: Double? { finished.map(\.score).max() }
 }

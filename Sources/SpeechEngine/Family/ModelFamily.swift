@@ -10,6 +10,8 @@ public protocol TranscriptionEngine: AnyObject {
     var isMultilingual: Bool { get }
     /// The token ids of `text`, for prompts (the text before, the context's words).
     func encode(_ text: String) -> [Int]
+    /// The beam width when none is asked for: the family's best trade of accuracy for time.
+    var defaultBeamSize: Int { get }
 }
 
 /// Live (volatile) transcription: a window of at most 30 s decoded after a prompt, again and again as audio
@@ -53,20 +55,24 @@ public protocol LongFormStream: AnyObject {
 public protocol SpeechModel: AnyObject, Sendable {
     /// Whether the model hears (and names) many languages.
     var isMultilingual: Bool { get }
-    /// A session of its own, for one task at a time; `maxBeams`: the widest beam search it will be asked for.
-    func makeSession(maxBeams: Int) -> any WindowDecoder & LongFormDecoder
+    /// A session of its own, for one task at a time; `maxBeams`: the widest beam search it will be asked for (nil:
+    /// its `defaultBeamSize`).
+    func makeSession(maxBeams: Int?) -> any WindowDecoder & LongFormDecoder
 }
 
 /// The model families the engine runs, by the name the catalog gives them (`CatalogModel.family`): loading a model
 /// is the only place the transcriber learns which family it holds.
 public enum SpeechModelFamily: String, Sendable, Hashable, CaseIterable {
     case whisper
+    case moonshine
 
     /// Loads the model in `directory`, its products in `computeType`, its work spread over `threads` (nil: the
     /// engine's default).
     public func load(directory: URL, threads: Int?, computeType: ComputeType) throws -> any SpeechModel {
         switch self {
         case .whisper: try WhisperModel(directory: directory, threads: threads, computeType: computeType)
+        // Moonshine's products run as its weights are stored (8-bit or float): `computeType` does not apply.
+        case .moonshine: try MoonshineModel(directory: directory, threads: threads)
         }
     }
 }

@@ -27,6 +27,14 @@ final class MoonshineDecoder {
     private let hidden = Buffer(), normed = Buffer(), query = Buffer(), keyRows = Buffer(), valueRows = Buffer()
     private let context = Buffer(), scores = Buffer(), up = Buffer(), gated = Buffer(), angles = Buffer()
     private let logitBuffer = Buffer(), scratch = Buffer()
+    /// Cross-attention heads whose scores a single beam's steps record (word times): per layer, each head's index
+    /// in the record (nil: not recorded).
+    private var recordedHeads: [[Int?]]
+    /// What the steps of a single beam recorded since `start`: per step, per recorded head, the raw (scaled,
+    /// before softmax) scores over the `frames` encoder frames.
+    private(set) var attentionRecord: [Float] = []
+    /// The number of heads recorded.
+    private(set) var recordedHeadCount = 0
 
     init(weights: MoonshineWeights, capacity: Int, maxBeams: Int, parallel: Parallel) {
         self.weights = weights
@@ -40,6 +48,15 @@ final class MoonshineDecoder {
         nextSlots = slots
         handedOver = [Bool](repeating: false, count: self.maxBeams)
         usedSlots = handedOver
+        recordedHeads = weights.decoderLayers.map { _ in [Int?](repeating: nil, count: MoonshineWeights.heads) }
+    }
+
+    /// Records the cross-attention of `heads` (layer, head) in the steps of a single beam from the next `start` on
+    /// (`attentionRecord`); empty: none.
+    func record(heads: [(layer: Int, head: Int)]) {
+        recordedHeads = weights.decoderLayers.map { _ in [Int?](repeating: nil, count: MoonshineWeights.heads) }
+        for (index, pair) in heads.enumerated() { recordedHeads[pair.layer][pair.head] = index }
+        recordedHeadCount = heads.count
     }
 
     deinit { selfCache.forEach { $0.deallocate() } }
@@ -55,9 +72,16 @@ final class MoonshineDecoder {
                                              parallel: parallel)
         }
         self.frames = frames
+        restart()
+    }
+
+    /// Starts a new sequence over the same encoder output (a forced pass over tokens already chosen).
+    func restart() {
         length = 0
         beams = 1
         slots = Array(0..<maxBeams)
+        attentionRecord.removeAll(keepingCapacity: true)
+        attentionRecord.reserveCapacity(capacity * recordedHeadCount * frames)
     }
 
     /// The next live beams: beam b continues the current beam `origins[b]` (at most `maxBeams` of them).
@@ -129,9 +153,20 @@ final class MoonshineDecoder {
             Vector.layerNorm(x, rows: rows, columns: d, gamma: cross.norm, beta: weights.zeros, into: n)
             cross.query.apply(n, rows: rows, into: q, scratch: scratch, parallel: parallel)
             let memory = crossCache[l].pointer
+            let recorded = rows == 1 && recordedHeadCount > 0 ? recordedHeads[l] : nil
+            if recorded != nil, l == 0 {
+                attentionRecord.append(contentsOf: repeatElement(0, count: recordedHeadCount * frames))
+            }
+            let stepRecord = attentionRecord.count - recordedHeadCount * frames, frames = frames
             Attention.attend(query: q, queryStride: d, rows: rows, key: memory, keyStride: d, value: memory + frames * d,
                              valueStride: d, length: frames, heads: heads, headDim: headDim, output: c,
-                             outputStride: d, scores: scores)
+                             outputStride: d, scores: scores,
+                             onScores: recorded.map { recorded in { [self] head, raw in
+                                 guard let index = recorded[head] else { return }
+                                 attentionRecord.withUnsafeMutableBufferPointer {
+                                     ($0.baseAddress! + stepRecord + index * frames).update(from: raw, count: frames)
+                                 }
+                             } })
             cross.output.apply(c, rows: rows, into: x, accumulate: true, scratch: scratch, parallel: parallel)
 
             // Gated feed-forward: value · SiLU(gate).

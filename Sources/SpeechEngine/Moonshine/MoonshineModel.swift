@@ -54,6 +54,18 @@ final class MoonshineTranscription {
     private let encoder: MoonshineEncoder
     private let decoder: MoonshineDecoder
 
+    /// A clip's decoding: its tokens (without the start and end tokens), each one's log-probability (empty after a
+    /// beam search that recorded nothing), their mean, and, when asked for, the cross-attention of the recorded heads
+    /// over the encoder's frames (`MoonshineDecoder.attentionRecord`: one step per token and one for the end, the
+    /// start token's first).
+    struct Decoding {
+        var tokens: [Int]
+        var logProbabilities: [Double]
+        var averageLogProbability: Double
+        var attention: [Float]?
+        var frames: Int
+    }
+
     init(model: MoonshineModel, maxBeams: Int = 1) {
         self.model = model
         let parallel = Parallel(threads: model.threads)
@@ -62,6 +74,9 @@ final class MoonshineTranscription {
         decoder = MoonshineDecoder(weights: model.weights, capacity: capacity, maxBeams: maxBeams, parallel: parallel)
     }
 
+    /// The most beams a search may keep.
+    var maxBeams: Int { decoder.maxBeams }
+
     /// The token budget of a clip of `samples` samples (at least one token).
     static func budget(samples: Int) -> Int {
         max(1, Int(Double(samples) / 16_000 * MoonshineModel.tokensPerSecond))
@@ -69,21 +84,64 @@ final class MoonshineTranscription {
 
     /// `MoonshineModel.tokens(samples:beamSize:)`; `beamSize` at most the `maxBeams` this was made for.
     func tokens(samples: [Float], beamSize: Int) -> [Int] {
+        decode(samples: samples, beamSize: beamSize, attentionHeads: []).tokens
+    }
+
+    /// Decodes a clip (greedy for `beamSize` 1, else beam search), recording the cross-attention of `attentionHeads`
+    /// over the chosen tokens (none: no record). Greedy decoding records as it goes; a beam search's winner is run
+    /// through the decoder once more.
+    func decode(samples: [Float], beamSize: Int, attentionHeads: [(layer: Int, head: Int)]) -> Decoding {
         precondition(beamSize >= 1 && beamSize <= decoder.maxBeams, "MoonshineTranscription: a beam it was not made for")
         let frames = encoder.frames(samples: samples.count)
-        guard frames > 0 else { return [] }
+        guard frames > 0 else {
+            return Decoding(tokens: [], logProbabilities: [], averageLogProbability: 0, attention: nil, frames: 0)
+        }
         let states = samples.withUnsafeBufferPointer { encoder.encode($0) }
+        let vocabulary = model.weights.vocabularySize, end = MoonshineTokenizer.endOfTranscript
+        decoder.record(heads: beamSize == 1 ? attentionHeads : [])
         decoder.start(encoderStates: states, frames: frames)
         let budget = min(Self.budget(samples: samples.count), decoder.capacity - 1)
-        var search = TokenBeamSearch(beamSize: beamSize, endToken: MoonshineTokenizer.endOfTranscript)
+        var search = TokenBeamSearch(beamSize: beamSize, endToken: end)
         var next = [MoonshineTokenizer.startOfTranscript]
+        var greedyLogProbabilities: [Double] = []
         for step in 0..<budget {
             let logits = decoder.step(next)
-            guard let chosen = search.advance(logits: logits, vocabulary: model.weights.vocabularySize,
-                                              isLast: step + 1 == budget) else { break }
+            guard let chosen = search.advance(logits: logits, vocabulary: vocabulary, isLast: step + 1 == budget) else {
+                break
+            }
+            if beamSize == 1 { greedyLogProbabilities.append(Self.logProbability(of: chosen.tokens[0], in: logits, vocabulary)) }
             decoder.reorder(chosen.origins)
             next = chosen.tokens
         }
-        return search.best
+        let tokens = search.best
+        let recordComplete = decoder.length == tokens.count + 1
+        if attentionHeads.isEmpty || (beamSize == 1 && recordComplete) {
+            let logProbabilities = beamSize == 1 ? Array(greedyLogProbabilities.prefix(tokens.count)) : []
+            return Decoding(tokens: tokens, logProbabilities: logProbabilities,
+                            averageLogProbability: beamSize == 1 ? Self.average(logProbabilities) : search.bestScore ?? 0,
+                            attention: attentionHeads.isEmpty ? nil : decoder.attentionRecord, frames: frames)
+        }
+        // The chosen tokens run once more, one beam, recording (a beam search's winner, or a greedy run cut short
+        // by its budget before the last token's step).
+        decoder.record(heads: attentionHeads)
+        decoder.restart()
+        var logProbabilities: [Double] = []
+        for (position, token) in ([MoonshineTokenizer.startOfTranscript] + tokens).enumerated() {
+            let logits = decoder.step([token])
+            if position < tokens.count {
+                logProbabilities.append(Self.logProbability(of: tokens[position], in: logits, vocabulary))
+            }
+        }
+        return Decoding(tokens: tokens, logProbabilities: logProbabilities,
+                        averageLogProbability: Self.average(logProbabilities), attention: decoder.attentionRecord,
+                        frames: frames)
+    }
+
+    private static func average(_ values: [Double]) -> Double {
+        values.isEmpty ? 0 : values.reduce(0, +) / Double(values.count)
+    }
+
+    private static func logProbability(of token: Int, in logits: UnsafePointer<Float>, _ vocabulary: Int) -> Double {
+        Double(logits[token] - Vector.logSumExp(logits, count: vocabulary))
     }
 }

@@ -56,6 +56,12 @@ public struct MoonshineTokenizer: Sendable {
         return String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "\u{2581}", with: " ")
     }
 
+    /// Whether `token` begins a word: its piece starts with `▁` (a special token or one past the vocabulary does too).
+    func startsWord(_ token: Int) -> Bool {
+        guard token > Self.endOfTranscript && token < pieces.count else { return true }
+        return pieces[token].starts(with: [0xE2, 0x96, 0x81])
+    }
+
     /// The piece of `token` as text (nil: past the vocabulary), for tests and diagnostics.
     public func piece(_ token: Int) -> String? {
         pieces.indices.contains(token) ? String(decoding: pieces[token], as: UTF8.self) : nil
