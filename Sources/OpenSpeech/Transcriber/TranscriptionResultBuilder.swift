@@ -107,7 +107,11 @@ struct TranscriptionResultBuilder {
                 var piece = AttributedString(cleaned)
                 let probability = confidence ? min(max(word.probability, 0), 1) : nil
                 if timeRangeAttributes {
-                    let range = CMTimeRange(start: Self.time(word.start), end: Self.time(max(word.end, word.start)))
+                    // A word's range lies within its result's (an alignment may put a word's edge a frame over the
+                    // end of the final before).
+                    let wordStart = min(max(word.start, start), max(end, start))
+                    let range = CMTimeRange(start: Self.time(wordStart),
+                                            end: Self.time(min(max(word.end, wordStart), max(end, start))))
                     piece.audioTimeRange = range
                     let trimmed = cleaned.trimmingCharacters(in: .whitespaces)
                     if !trimmed.isEmpty {
