@@ -111,6 +111,8 @@ extension ModelCache.Key {
             throw SFSpeechError(.noModel, "The model \(id) is of the family \(name), which this build of OpenSpeech does "
                 + "not run (it runs \(SpeechModelFamily.allCases.map(\.rawValue).joined(separator: ", "))).")
         }
-        self.init(family: family, directory: directory, computeType: computeType, threads: threads)
+        // A family whose products run as its weights are stored is loaded once whatever the compute type asked.
+        self.init(family: family, directory: directory, computeType: family.hasComputeTypes ? computeType : .default,
+                  threads: threads)
     }
 }

@@ -38,7 +38,7 @@ struct ModelLease {
         }
         var keys = [key]
         var previewSession: (any WindowDecoder)?
-        if settings.volatile, settings.previewSeconds != nil, let preview = settings.previewDecoding,
+        if settings.volatile, settings.previewSeconds != nil, key.family.hasComputeTypes, let preview = settings.previewDecoding,
            let type = preview.computeType(forSession: settings.computeType) {
             var previewKey = key
             previewKey.computeType = type

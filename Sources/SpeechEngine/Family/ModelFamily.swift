@@ -66,6 +66,10 @@ public enum SpeechModelFamily: String, Sendable, Hashable, CaseIterable {
     case whisper
     case moonshine
 
+    /// Whether `load`'s compute type changes the model: Whisper's products run at any; Moonshine's as its weights are
+    /// stored (8-bit where the file's are, float32 elsewhere).
+    public var hasComputeTypes: Bool { self == .whisper }
+
     /// Loads the model in `directory`, its products in `computeType`, its work spread over `threads` (nil: the
     /// engine's default).
     public func load(directory: URL, threads: Int?, computeType: ComputeType) throws -> any SpeechModel {
