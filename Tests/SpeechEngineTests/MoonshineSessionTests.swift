@@ -78,7 +78,7 @@ import TestSupport
         #expect(errors.rate < 0.06, "WER \(errors.rate): \(segments.map(\.text).joined())")
     }
 
-    @Test("word times asked for a stretch of the stream give sentences with words; a window ignores the prompt; English is the language")
+    @Test("word times asked for a stretch of the stream give sentences with words; a window ignores the prompt, keeps to its token limit; English is the language")
     func sentencesPromptAndLanguage() async throws {
         let session = try await Self.session()
         let item = try #require(Corpus.item("osr-us-000-0034-8k"))
@@ -98,6 +98,13 @@ import TestSupport
         #expect(window == prompted)
         #expect(window.count == 1 && window[0].start == 3 && abs(window[0].end - 23) < 0.001)
         #expect(window[0].text == sentences.map(\.text).joined())
+        var capped = TranscriptionOptions()
+        capped.maxNewTokens = 5
+        capped.wordTimestamps = true
+        let short = try session.decodeWindow(samples: samples, previousTokens: [], timeOffset: 0, options: capped,
+                                             encodedPositions: nil)
+        #expect(short.flatMap(\.tokens).count == 5 && window[0].text.hasPrefix(short.map(\.text).joined()),
+                "\(short.map(\.text))")
         #expect(try session.detectLanguage(samples: samples, encodedPositions: nil).first?.language == "en")
         #expect(!session.isMultilingual && session.defaultBeamSize == 1)
         #expect(throws: EngineError.windowTooLong(seconds: 31)) {

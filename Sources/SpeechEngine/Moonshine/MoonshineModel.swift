@@ -87,10 +87,11 @@ final class MoonshineTranscription {
         decode(samples: samples, beamSize: beamSize, attentionHeads: []).tokens
     }
 
-    /// Decodes a clip (greedy for `beamSize` 1, else beam search), recording the cross-attention of `attentionHeads`
-    /// over the chosen tokens (none: no record). Greedy decoding records as it goes; a beam search's winner is run
-    /// through the decoder once more.
-    func decode(samples: [Float], beamSize: Int, attentionHeads: [(layer: Int, head: Int)]) -> Decoding {
+    /// Decodes a clip (greedy for `beamSize` 1, else beam search) into at most `maxTokens` tokens (nil: the clip's
+    /// budget), recording the cross-attention of `attentionHeads` over the chosen tokens (none: no record). Greedy
+    /// decoding records as it goes; a beam search's winner is run through the decoder once more.
+    func decode(samples: [Float], beamSize: Int, maxTokens: Int? = nil,
+                attentionHeads: [(layer: Int, head: Int)]) -> Decoding {
         precondition(beamSize >= 1 && beamSize <= decoder.maxBeams, "MoonshineTranscription: a beam it was not made for")
         let frames = encoder.frames(samples: samples.count)
         guard frames > 0 else {
@@ -100,7 +101,7 @@ final class MoonshineTranscription {
         let vocabulary = model.weights.vocabularySize, end = MoonshineTokenizer.endOfTranscript
         decoder.record(heads: beamSize == 1 ? attentionHeads : [])
         decoder.start(encoderStates: states, frames: frames)
-        let budget = min(Self.budget(samples: samples.count), decoder.capacity - 1)
+        let budget = min(Self.budget(samples: samples.count), decoder.capacity - 1, max(1, maxTokens ?? .max))
         var search = TokenBeamSearch(beamSize: beamSize, endToken: end)
         var next = [MoonshineTokenizer.startOfTranscript]
         var greedyLogProbabilities: [Double] = []

@@ -23,10 +23,8 @@ public final class MoonshineSession {
         try WhisperSession.validate(samples)
         let beams = min(max(1, options.beamSize), transcription.maxBeams)
         let heads = wordTimes ? MoonshineWordAlignment.alignmentHeads : []
-        var decoding = transcription.decode(samples: samples, beamSize: beams, attentionHeads: heads)
-        if let limit = options.maxNewTokens, decoding.tokens.count > limit {
-            decoding.tokens.removeLast(decoding.tokens.count - limit)
-        }
+        let decoding = transcription.decode(samples: samples, beamSize: beams, maxTokens: options.maxNewTokens,
+                                            attentionHeads: heads)
         let text = model.tokenizer.decode(decoding.tokens)
         guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return [] }
         let clip = Segment(id: 1, seek: seek, start: timeOffset, end: timeOffset + seconds, text: text,
