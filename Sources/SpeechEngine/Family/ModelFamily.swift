@@ -2,9 +2,9 @@ import Foundation
 
 /// What the transcriber (`OpenSpeech`'s final-only and volatile strategies) needs of a model family's loaded model,
 /// at the level of windows and streams: a family conforms its session to these, and nothing above the engine names
-/// the family. Whisper's `WhisperSession` is the first conformer (`WhisperFamily.swift`); the transcriber's tests
-/// drive the strategies with scripted conformers, without weights. Sessions are owned by one actor at a time (not
-/// `Sendable`).
+/// the family. Whisper's `WhisperSession` (`WhisperFamily.swift`) and Moonshine's `MoonshineSession` conform; the
+/// transcriber's tests drive the strategies with scripted conformers, without weights. Sessions are owned by one actor
+/// at a time (not `Sendable`).
 public protocol TranscriptionEngine: AnyObject {
     /// Whether the model hears (and names) many languages: only then are a language and a task given to it.
     var isMultilingual: Bool { get }
