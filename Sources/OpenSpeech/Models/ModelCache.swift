@@ -111,8 +111,15 @@ extension ModelCache.Key {
             throw SFSpeechError(.noModel, "The model \(id) is of the family \(name), which this build of OpenSpeech does "
                 + "not run (it runs \(SpeechModelFamily.allCases.map(\.rawValue).joined(separator: ", "))).")
         }
-        // A family whose products run as its weights are stored is loaded once whatever the compute type asked.
-        self.init(family: family, directory: directory, computeType: family.hasComputeTypes ? computeType : .default,
-                  threads: threads)
+        self.init(family: family, directory: directory, computeType: computeType, threads: threads)
+        self = at(computeType)
+    }
+
+    /// This model at `computeType`: the same key for a family whose products run as its weights are stored (loaded
+    /// once whatever the compute type asked).
+    func at(_ computeType: ComputeType) -> ModelCache.Key {
+        var key = self
+        key.computeType = family.hasComputeTypes ? computeType : .default
+        return key
     }
 }

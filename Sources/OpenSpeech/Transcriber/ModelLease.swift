@@ -38,10 +38,9 @@ struct ModelLease {
         }
         var keys = [key]
         var previewSession: (any WindowDecoder)?
-        if settings.volatile, settings.previewSeconds != nil, key.family.hasComputeTypes, let preview = settings.previewDecoding,
-           let type = preview.computeType(forSession: settings.computeType) {
-            var previewKey = key
-            previewKey.computeType = type
+        if settings.volatile, settings.previewSeconds != nil, let preview = settings.previewDecoding,
+           let type = preview.computeType(forSession: settings.computeType), key.at(type) != key {
+            let previewKey = key.at(type)
             // Previews fall back to the session's model if this one does not load.
             if let previewModel = try? await ModelCache.shared.acquire(previewKey, retention: retention) {
                 keys.append(previewKey)

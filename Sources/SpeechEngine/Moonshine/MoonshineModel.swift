@@ -40,11 +40,17 @@ public final class MoonshineModel: Sendable {
     /// (56 ms). A sample that is not finite is an `EngineError.invalidSample`, a clip over `longestClipSeconds` an
     /// `EngineError.windowTooLong` (the encoder's memory grows with the clip; longer audio goes in chunks).
     public func tokens(samples: [Float], beamSize: Int = 1) throws -> [Int] {
-        let seconds = Double(samples.count) / 16_000
-        guard seconds <= Self.longestClipSeconds else { throw EngineError.windowTooLong(seconds: seconds) }
-        try WhisperSession.validate(samples)
+        try Self.check(clip: samples)
         let beams = max(1, beamSize)
         return MoonshineTranscription(model: self, maxBeams: beams).tokens(samples: samples, beamSize: beams)
+    }
+
+    /// Refuses a clip Moonshine cannot take: over `longestClipSeconds` (`EngineError.windowTooLong`) or holding a
+    /// sample that is not finite (`EngineError.invalidSample`).
+    static func check(clip samples: [Float]) throws {
+        let seconds = Double(samples.count) / 16_000
+        guard seconds <= longestClipSeconds else { throw EngineError.windowTooLong(seconds: seconds) }
+        try WhisperSession.validate(samples)
     }
 }
 
@@ -107,10 +113,12 @@ final class MoonshineTranscription {
         var greedyLogProbabilities: [Double] = []
         for step in 0..<budget {
             let logits = decoder.step(next)
+            let scoreBefore = search.scores[0]
             guard let chosen = search.advance(logits: logits, vocabulary: vocabulary, isLast: step + 1 == budget) else {
                 break
             }
-            if beamSize == 1 { greedyLogProbabilities.append(Self.logProbability(of: chosen.tokens[0], in: logits, vocabulary)) }
+            // Greedy: the search's cumulative score grew by the chosen token's log-probability.
+            if beamSize == 1 { greedyLogProbabilities.append(Double(search.scores[0] - scoreBefore)) }
             decoder.reorder(chosen.origins)
             next = chosen.tokens
         }

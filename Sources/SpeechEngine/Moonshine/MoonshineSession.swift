@@ -18,9 +18,8 @@ public final class MoonshineSession {
     /// seconds; `seek` (10 ms frames) is recorded in them. Empty when nothing was said.
     func segments(clip samples: [Float], timeOffset: Double, seek: Int, options: TranscriptionOptions,
                   wordTimes: Bool) throws -> [Segment] {
+        try MoonshineModel.check(clip: samples)
         let seconds = Double(samples.count) / 16_000
-        guard seconds <= MoonshineModel.longestClipSeconds + 0.0001 else { throw EngineError.windowTooLong(seconds: seconds) }
-        try WhisperSession.validate(samples)
         let beams = min(max(1, options.beamSize), transcription.maxBeams)
         let heads = wordTimes ? MoonshineWordAlignment.alignmentHeads : []
         let decoding = transcription.decode(samples: samples, beamSize: beams, maxTokens: options.maxNewTokens,
@@ -33,7 +32,9 @@ public final class MoonshineSession {
                            alternatives: nil, language: "en")
         guard let attention = decoding.attention else { return [clip] }
         let words = MoonshineWordAlignment.words(
-            tokens: decoding.tokens, probabilities: decoding.logProbabilities, attention: attention, heads: heads.count,
+            tokens: decoding.tokens, probabilities: decoding.logProbabilities,
+            headScores: MoonshineWordAlignment.headScores(attention, recorded: heads.count, frames: decoding.frames,
+                                                          selecting: Array(heads.indices)),
             frames: decoding.frames, tokenizer: model.tokenizer, prependPunctuations: options.prependPunctuations,
             appendPunctuations: options.appendPunctuations)
         guard !words.isEmpty else { return [clip] }
@@ -62,19 +63,15 @@ public final class MoonshineSession {
         let decoding = transcription.decode(samples: samples, beamSize: 1, attentionHeads: all)
         let text = model.tokenizer.decode(decoding.tokens)
         guard let record = decoding.attention, decoding.frames > 0 else { return (text, headGroups.map { _ in [] }) }
-        let frames = decoding.frames, steps = record.count / (all.count * frames)
+        let punctuation = TranscriptionOptions()
         let words = headGroups.map { group in
-            var subset: [Float] = []
-            for step in 0..<steps {
-                for pair in group {
-                    let first: Int = (step * all.count + pair.layer * MoonshineWeights.heads + pair.head) * frames
-                    subset += record[first..<(first + frames)]
-                }
-            }
-            return MoonshineWordAlignment.words(
-                tokens: decoding.tokens, probabilities: decoding.logProbabilities, attention: subset, heads: group.count,
-                frames: frames, tokenizer: model.tokenizer, prependPunctuations: TranscriptionOptions().prependPunctuations,
-                appendPunctuations: TranscriptionOptions().appendPunctuations
+            MoonshineWordAlignment.words(
+                tokens: decoding.tokens, probabilities: decoding.logProbabilities,
+                headScores: MoonshineWordAlignment.headScores(
+                    record, recorded: all.count, frames: decoding.frames,
+                    selecting: group.map { $0.layer * MoonshineWeights.heads + $0.head }),
+                frames: decoding.frames, tokenizer: model.tokenizer,
+                prependPunctuations: punctuation.prependPunctuations, appendPunctuations: punctuation.appendPunctuations
             ).map { Word(start: $0.start, end: $0.end, word: $0.word, probability: $0.probability) }
         }
         return (text, words)

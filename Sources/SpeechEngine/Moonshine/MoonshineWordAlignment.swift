@@ -14,23 +14,15 @@ enum MoonshineWordAlignment {
     static let secondsPerFrame = 384.0 / 16_000
 
     /// The words of `tokens` (each with its tokens) with times in seconds from the clip's start: a word starts at a piece beginning with
-    /// `▁`; punctuation joins its neighbour as Whisper's does. `attention`: the decoding's record of `heads` heads
-    /// (`MoonshineTranscription.Decoding.attention`, one step per token plus the end's); `probabilities`: per token.
-    static func words(tokens: [Int], probabilities: [Double], attention: [Float], heads: Int, frames: Int,
+    /// `▁`; punctuation joins its neighbour as Whisper's does. `headScores`: per head, its `[steps × frames]` scores
+    /// (`headScores(_:recorded:frames:selecting:)`, one step per token plus the end's); `probabilities`: per token.
+    static func words(tokens: [Int], probabilities: [Double], headScores: [[Float]], frames: Int,
                       tokenizer: MoonshineTokenizer, prependPunctuations: String,
                       appendPunctuations: String) -> [WordTimestamps.Timing] {
         let steps = tokens.count + 1
-        guard !tokens.isEmpty, heads > 0, frames > 0, attention.count >= steps * heads * frames else { return [] }
-        // The record is step-major; the alignment wants one [steps × frames] matrix per head.
-        var scores = [[Float]](repeating: [], count: heads)
-        for h in 0..<heads {
-            scores[h].reserveCapacity(steps * frames)
-            for step in 0..<steps {
-                let first: Int = (step * heads + h) * frames
-                scores[h] += attention[first..<(first + frames)]
-            }
-        }
-        let path = CrossAttentionAlignment.path(headScores: scores, tokens: steps, frames: frames, rows: 0..<steps)
+        guard !tokens.isEmpty, !headScores.isEmpty, frames > 0, headScores.allSatisfy({ $0.count == steps * frames })
+        else { return [] }
+        let path = CrossAttentionAlignment.path(headScores: headScores, tokens: steps, frames: frames, rows: 0..<steps)
         // The time at which each row (token) starts on the path; row `tokens.count` is the end token's.
         var jumps: [Double] = []
         var previous: Int?
@@ -52,5 +44,21 @@ enum MoonshineWordAlignment {
         }
         WordTimestamps.mergePunctuations(&timings, prepended: prependPunctuations, appended: appendPunctuations)
         return timings.filter { !$0.word.isEmpty }
+    }
+
+    /// The `[steps × frames]` scores of the heads at `selecting` (indices into the record's heads) from a decoding's
+    /// step-major record of `recorded` heads (`MoonshineDecoder.attentionRecord`).
+    static func headScores(_ record: [Float], recorded: Int, frames: Int, selecting: [Int]) -> [[Float]] {
+        guard recorded > 0, frames > 0 else { return [] }
+        let steps = record.count / (recorded * frames)
+        return selecting.map { head in
+            var scores: [Float] = []
+            scores.reserveCapacity(steps * frames)
+            for step in 0..<steps {
+                let first: Int = (step * recorded + head) * frames
+                scores += record[first..<(first + frames)]
+            }
+            return scores
+        }
     }
 }
