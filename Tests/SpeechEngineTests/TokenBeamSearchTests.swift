@@ -17,7 +17,7 @@ import Testing
         }
     }
 
-    static func search(beamSize: Int, budget: Int) -> [Int] {
+    static func search(beamSize: Int, budget: Int, endAllowedFrom: Int = 0) -> [Int] {
         var search = TokenBeamSearch(beamSize: beamSize, endToken: 2)
         var live: [[Int]] = [[]]
         var logits = [Float](repeating: 0, count: 3 * beamSize)
@@ -26,7 +26,8 @@ import Testing
                 for (t, p) in probabilities(after: prefix).enumerated() { logits[b * 3 + t] = p > 0 ? Float(log(p)) : -.infinity }
             }
             let next = logits.withUnsafeMutableBufferPointer {
-                search.advance(logits: $0.baseAddress!, vocabulary: 3, isLast: step + 1 == budget)
+                search.advance(logits: $0.baseAddress!, vocabulary: 3, isLast: step + 1 == budget,
+                               allowsEnd: step >= endAllowedFrom)
             }
             guard let next else { break }
             live = zip(next.origins, next.tokens).map { live[$0] + [$1] }
@@ -39,5 +40,24 @@ import Testing
         #expect(Self.search(beamSize: 1, budget: 10) == [0, 0])
         #expect(Self.search(beamSize: 2, budget: 10) == [1, 1])
         #expect(Self.search(beamSize: 2, budget: 1).count == 1)
+    }
+
+    @Test("a step that does not allow the end continues past it, the other tokens' probabilities taken among themselves")
+    func endNotAllowed() {
+        // After a a the end is all but sure (0.98); not allowed at the third step, a (the first of a tie), then the end.
+        #expect(Self.search(beamSize: 1, budget: 10, endAllowedFrom: 3) == [0, 0, 0])
+        // An end the model is sure of at the first step: read past it, the first token among the others.
+        var search = TokenBeamSearch(beamSize: 1, endToken: 2)
+        var logits: [Float] = [log(0.01), log(0.03), log(0.96)]
+        let next = logits.withUnsafeMutableBufferPointer {
+            search.advance(logits: $0.baseAddress!, vocabulary: 3, isLast: false, allowsEnd: false)
+        }
+        #expect(next?.tokens == [1])
+        #expect(abs(search.scores[0] - log(0.75)) < 1e-5, "b's probability among a and b: \(search.scores[0])")
+        logits = [log(0.01), log(0.03), log(0.96)]
+        let ended = logits.withUnsafeMutableBufferPointer {
+            search.advance(logits: $0.baseAddress!, vocabulary: 3, isLast: false)
+        }
+        #expect(ended == nil && search.best == [1])
     }
 }

@@ -5,7 +5,7 @@
 // decoding of the window, full and shortened, and `live-bench window-text` the words, WindowProfile.swift)
 // (`fast`: the transcriber also reports `.fastResults`, a decoding step every 0.5 s instead of 1 s; `all`: the clips of
 // every English subset, ls-other and the noisy calls too; LIVE_BENCH_TEXTS=FILE writes each clip's file-mode text and
-// live finals.)
+// live finals; LIVE_BENCH_CAPTURE=FILE the captured audio.)
 // A PulseAudio daemon of its own with a virtual microphone (TestSupport.PulseAudioDaemon); English corpus clips
 // (ls-clean, jfk, other; at most MAX_CLIPS, default 12) played into it in real time, 1.5 s apart, captured by
 // AVAudioEngine (tap at 16 kHz mono) into one SpeechAnalyzer session with a volatile SpeechTranscriber (word
@@ -148,6 +148,11 @@ let cpu = (cpuSeconds(usageAfter) - cpuSeconds(usageBefore)) / wall
 
 // 3. Where each clip's sound begins in the captured audio, and each reference word's end there.
 let (samples, anchors) = captured.withLock { ($0.samples, $0.anchors) }
+// LIVE_BENCH_CAPTURE=FILE: the audio the analyzer was given, as raw 32-bit float 16 kHz mono (to replay a run offline:
+// `ffmpeg -f f32le -ar 16000 -ac 1 -i FILE run.wav`, then `openspeech transcribe --live - < run.wav`).
+if let path = ProcessInfo.processInfo.environment["LIVE_BENCH_CAPTURE"] {
+    try samples.withUnsafeBufferPointer { Data(buffer: $0) }.write(to: URL(fileURLWithPath: path))
+}
 func hostTime(atSample index: Int) -> UInt64 {
     let anchor = anchors.last { $0.0 <= index } ?? anchors[0]
     return anchor.1 + UInt64(Double(index - anchor.0) / 16_000 * 1e9)

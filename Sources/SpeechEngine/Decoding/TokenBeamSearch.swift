@@ -23,15 +23,17 @@ struct TokenBeamSearch {
 
     /// One step: `logits` `[sequences.count × vocabulary]` for the live beams, in order. Returns the
     /// beam each next live beam continues (`origins`) and its new token, or nil once the search is over (enough
-    /// hypotheses finished, `isLast`, or no beam left).
-    mutating func advance(logits: UnsafePointer<Float>, vocabulary: Int,
-                          isLast: Bool) -> (origins: [Int], tokens: [Int])? {
+    /// hypotheses finished, `isLast`, or no beam left). With `allowsEnd` false the end token is not a candidate and
+    /// the others' log-probabilities are taken among themselves (as if the end token had none).
+    mutating func advance(logits: UnsafePointer<Float>, vocabulary: Int, isLast: Bool,
+                          allowsEnd: Bool = true) -> (origins: [Int], tokens: [Int])? {
         top.reset()
         for b in sequences.indices {
             let row = logits + b * vocabulary
-            top.scan(row, count: vocabulary, offset: scores[b] - Vector.logSumExp(row, count: vocabulary), base: b * vocabulary)
+            let normalizer = allowsEnd ? Vector.logSumExp(row, count: vocabulary) : Self.logSumExp(row, vocabulary, without: endToken)
+            top.scan(row, count: vocabulary, offset: scores[b] - normalizer, base: b * vocabulary)
         }
-        let ranked = top.sorted()
+        let ranked = allowsEnd ? top.sorted() : top.sorted().filter { $0.index % vocabulary != endToken }
         var nextSequences: [[Int]] = [], nextScores: [Float] = [], origins: [Int] = [], tokens: [Int] = []
         var secondary = beamSize
         for k in 0..<min(beamSize, ranked.count) {
@@ -59,6 +61,15 @@ struct TokenBeamSearch {
         sequences = nextSequences
         scores = nextScores
         return (origins, tokens)
+    }
+
+    /// The log-sum-exp of `row`'s first `count` values but the one at `excluded`.
+    private static func logSumExp(_ row: UnsafePointer<Float>, _ count: Int, without excluded: Int) -> Float {
+        let before = excluded > 0 ? Vector.logSumExp(row, count: excluded) : -.infinity
+        let after = excluded + 1 < count ? Vector.logSumExp(row + excluded + 1, count: count - excluded - 1) : -.infinity
+        let larger = max(before, after)
+        guard larger > -.infinity else { return larger }
+        return larger + Float(libmLog(libmExp(Double(before - larger)) + libmExp(Double(after - larger))))
     }
 
     /// The winning tokens: the best finished hypothesis, else (a search cut short) the best live beam.

@@ -93,11 +93,21 @@ final class MoonshineTranscription {
         decode(samples: samples, beamSize: beamSize, attentionHeads: []).tokens
     }
 
+    /// The least mean log-probability of a clip's tokens, when its first step chose the end token, for the text read
+    /// past it to be kept. Moonshine ends some clips of speech at once, taking their opening (half a second of silence
+    /// or noise, the tail of a word before a pause) for the end of speech; read past the end, its first tokens there
+    /// have mean log-probabilities of −0.07 to −0.16, the single words it writes over noise, a tone or a click −0.4 to
+    /// −1.0 (ONNX Runtime on the same files, eight clips; `MoonshineSessionTests`).
+    static let openingEndLeastLogProbability = -0.3
+
     /// Decodes a clip (greedy for `beamSize` 1, else beam search) into at most `maxTokens` tokens (nil: the clip's
     /// budget), recording the cross-attention of `attentionHeads` over the chosen tokens (none: no record). Greedy
-    /// decoding records as it goes; a beam search's winner is run through the decoder once more.
+    /// decoding records as it goes; a beam search's winner is run through the decoder once more. With
+    /// `readsPastOpeningEnd`, a first step that chooses the end token is not the end: the first token is chosen among
+    /// the others, and the tokens are kept when their mean log-probability reaches `openingEndLeastLogProbability`
+    /// (else none: nothing was said). Without it the decoding is the model's own (ONNX Runtime's greedy tokens).
     func decode(samples: [Float], beamSize: Int, maxTokens: Int? = nil,
-                attentionHeads: [(layer: Int, head: Int)]) -> Decoding {
+                attentionHeads: [(layer: Int, head: Int)], readsPastOpeningEnd: Bool = false) -> Decoding {
         precondition(beamSize >= 1 && beamSize <= decoder.maxBeams, "MoonshineTranscription: a beam it was not made for")
         let frames = encoder.frames(samples: samples.count)
         guard frames > 0 else {
@@ -111,10 +121,15 @@ final class MoonshineTranscription {
         var search = TokenBeamSearch(beamSize: beamSize, endToken: end)
         var next = [MoonshineTokenizer.startOfTranscript]
         var greedyLogProbabilities: [Double] = []
+        var openingEnd = false
         for step in 0..<budget {
             let logits = decoder.step(next)
+            if step == 0 && readsPastOpeningEnd {
+                openingEnd = Vector.max(logits, count: vocabulary) == logits[end]
+            }
             let scoreBefore = search.scores[0]
-            guard let chosen = search.advance(logits: logits, vocabulary: vocabulary, isLast: step + 1 == budget) else {
+            guard let chosen = search.advance(logits: logits, vocabulary: vocabulary, isLast: step + 1 == budget,
+                                              allowsEnd: !openingEnd || step > 0) else {
                 break
             }
             // Greedy: the search's cumulative score grew by the chosen token's log-probability.
@@ -123,11 +138,15 @@ final class MoonshineTranscription {
             next = chosen.tokens
         }
         let tokens = search.best
+        let averageLogProbability = beamSize == 1 ? Self.average(Array(greedyLogProbabilities.prefix(tokens.count)))
+            : search.bestScore ?? 0
+        if openingEnd && averageLogProbability < Self.openingEndLeastLogProbability {
+            return Decoding(tokens: [], logProbabilities: [], averageLogProbability: 0, attention: nil, frames: frames)
+        }
         let recordComplete = decoder.length == tokens.count + 1
         if attentionHeads.isEmpty || (beamSize == 1 && recordComplete) {
             let logProbabilities = beamSize == 1 ? Array(greedyLogProbabilities.prefix(tokens.count)) : []
-            return Decoding(tokens: tokens, logProbabilities: logProbabilities,
-                            averageLogProbability: beamSize == 1 ? Self.average(logProbabilities) : search.bestScore ?? 0,
+            return Decoding(tokens: tokens, logProbabilities: logProbabilities, averageLogProbability: averageLogProbability,
                             attention: attentionHeads.isEmpty ? nil : decoder.attentionRecord, frames: frames)
         }
         // The chosen tokens run once more, one beam, recording (a beam search's winner, or a greedy run cut short

@@ -15,15 +15,21 @@ public final class MoonshineSession {
     }
 
     /// The segments of one clip of at most `MoonshineModel.longestClipSeconds`, times shifted by `timeOffset`
-    /// seconds; `seek` (10 ms frames) is recorded in them. Empty when nothing was said.
-    func segments(clip samples: [Float], timeOffset: Double, seek: Int, options: TranscriptionOptions,
+    /// seconds; `seek` (10 ms frames) is recorded in them. Empty when nothing was said. The clip is decoded from its
+    /// first sound (`ClipOnset.moonshine`), and past an end the model chose at once when what follows is sure
+    /// (`MoonshineTranscription.openingEndLeastLogProbability`): Moonshine writes nothing for some clips of speech
+    /// opening on silence or on a word's tail.
+    func segments(clip: [Float], timeOffset: Double, seek: Int, options: TranscriptionOptions,
                   wordTimes: Bool) throws -> [Segment] {
-        try MoonshineModel.check(clip: samples)
+        try MoonshineModel.check(clip: clip)
+        guard let onset = clip.withUnsafeBufferPointer({ ClipOnset.moonshine.start(of: $0) }) else { return [] }
+        let samples = onset == 0 ? clip : Array(clip[onset...])
+        let timeOffset = timeOffset + Double(onset) / 16_000
         let seconds = Double(samples.count) / 16_000
         let beams = min(max(1, options.beamSize), transcription.maxBeams)
         let heads = wordTimes ? MoonshineWordAlignment.alignmentHeads : []
         let decoding = transcription.decode(samples: samples, beamSize: beams, maxTokens: options.maxNewTokens,
-                                            attentionHeads: heads)
+                                            attentionHeads: heads, readsPastOpeningEnd: true)
         let text = model.tokenizer.decode(decoding.tokens)
         guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return [] }
         let clip = Segment(id: 1, seek: seek, start: timeOffset, end: timeOffset + seconds, text: text,
