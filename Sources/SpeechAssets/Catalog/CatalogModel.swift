@@ -67,8 +67,9 @@ public struct CatalogModel: Sendable, Hashable, Codable, Identifiable {
     public var isTranscriptionModel: Bool { Self.transcriptionFamilies.contains(family) }
 
     /// The families a locale's default model is chosen from: those that take everything a request may bring (a
-    /// prompt, contextual strings, alternatives). Moonshine takes none of these and runs when named: it is more
-    /// accurate than whisper-tiny.en on files but not yet in live transcription (BENCHMARKS.md "Moonshine").
+    /// prompt, contextual strings, alternatives). Moonshine takes none of these and runs when named, although it is
+    /// more accurate than whisper-tiny.en on files and live (BENCHMARKS.md "Moonshine"): a default must serve what an
+    /// analysis context may bring after its assets were installed.
     public static let defaultFamilies: Set<String> = ["whisper"]
 
     /// Whether a locale's default may be this model (`LocaleModelResolver`).
