@@ -97,7 +97,7 @@ final class MoonshineTranscription {
     /// past it to be kept. Moonshine ends some clips of speech at once, taking their opening (half a second of silence
     /// or noise, the tail of a word before a pause) for the end of speech; read past the end, its first tokens there
     /// have mean log-probabilities of −0.07 to −0.16, the single words it writes over noise, a tone or a click −0.4 to
-    /// −1.0 (ONNX Runtime on the same files, eight clips; `MoonshineSessionTests`).
+    /// −1.0 (ONNX Runtime on the same files, eight clips, the end token counted; `MoonshineSessionTests`).
     static let openingEndLeastLogProbability = -0.3
 
     /// Decodes a clip (greedy for `beamSize` 1, else beam search) into at most `maxTokens` tokens (nil: the clip's
@@ -138,15 +138,14 @@ final class MoonshineTranscription {
             next = chosen.tokens
         }
         let tokens = search.best
-        let averageLogProbability = beamSize == 1 ? Self.average(Array(greedyLogProbabilities.prefix(tokens.count)))
-            : search.bestScore ?? 0
+        let greedy = beamSize == 1 ? Array(greedyLogProbabilities.prefix(tokens.count)) : []
+        let averageLogProbability = beamSize == 1 ? Self.average(greedy) : search.bestScore ?? 0
         if openingEnd && averageLogProbability < Self.openingEndLeastLogProbability {
             return Decoding(tokens: [], logProbabilities: [], averageLogProbability: 0, attention: nil, frames: frames)
         }
         let recordComplete = decoder.length == tokens.count + 1
         if attentionHeads.isEmpty || (beamSize == 1 && recordComplete) {
-            let logProbabilities = beamSize == 1 ? Array(greedyLogProbabilities.prefix(tokens.count)) : []
-            return Decoding(tokens: tokens, logProbabilities: logProbabilities, averageLogProbability: averageLogProbability,
+            return Decoding(tokens: tokens, logProbabilities: greedy, averageLogProbability: averageLogProbability,
                             attention: attentionHeads.isEmpty ? nil : decoder.attentionRecord, frames: frames)
         }
         // The chosen tokens run once more, one beam, recording (a beam search's winner, or a greedy run cut short
