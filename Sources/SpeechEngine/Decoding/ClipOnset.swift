@@ -5,31 +5,23 @@
 /// clip cut in the middle of a long pause, opens that way. The clip is decoded from `margin` samples before its first
 /// `frame` whose mean square reaches `relativeLevel` (an amplitude ratio) of the loudest frame's, and at least `floor`;
 /// a clip with no such frame is silent. A pure function of the clip's samples.
-public struct ClipOnset: Sendable, Equatable {
-    /// Samples a frame holds.
-    public let frame: Int
+struct ClipOnset: Sendable, Equatable {
+    /// Samples a frame holds (at least 1).
+    let frame: Int
     /// Samples kept before the first loud frame (a soft onset: a breath, a fricative).
-    public let margin: Int
+    let margin: Int
     /// The RMS a frame needs, as a fraction of the loudest frame's RMS.
-    public let relativeLevel: Float
+    let relativeLevel: Float
     /// The RMS a frame needs at least (digital silence and dither are never sound).
-    public let floor: Float
-
-    public init(frame: Int, margin: Int, relativeLevel: Float, floor: Float) {
-        precondition(frame > 0 && margin >= 0 && relativeLevel >= 0 && floor > 0, "ClipOnset: a frame, a margin, levels")
-        self.frame = frame
-        self.margin = margin
-        self.relativeLevel = relativeLevel
-        self.floor = floor
-    }
+    let floor: Float
 
     /// Moonshine's: 10 ms frames, 200 ms kept before the first frame within 34 dB of the loudest (a quarter second of
     /// silence or noise before the speech it transcribes; half a second of noise already loses the clip), −80 dBFS at
     /// least.
-    public static let moonshine = ClipOnset(frame: 160, margin: 3_200, relativeLevel: 0.02, floor: 1e-4)
+    static let moonshine = ClipOnset(frame: 160, margin: 3_200, relativeLevel: 0.02, floor: 1e-4)
 
     /// The index in `audio` the decoding starts at; nil when no frame is loud enough (nothing to decode).
-    public func start(of audio: UnsafeBufferPointer<Float>) -> Int? {
+    func start(of audio: UnsafeBufferPointer<Float>) -> Int? {
         guard !audio.isEmpty else { return nil }
         let frames = (audio.count + frame - 1) / frame
         var meanSquares = [Float](repeating: 0, count: frames)
