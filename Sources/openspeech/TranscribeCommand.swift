@@ -64,7 +64,7 @@ struct TranscribeCommand: AsyncParsableCommand {
     @Flag(help: "Transcribe all the audio, silence and noise included, without the speech detector (Whisper models tend to invent text there).")
     var noVad = false
 
-    @Option(help: "Precision of the engine's products: auto, int8, int8_float32, bfloat16, float16 or float32 (default: auto with the speech detector, float32 with --no-vad).")
+    @Option(help: "Precision of the engine's products: auto, int8, int8_float32, bfloat16, float16 or float32 (default: auto with the speech detector, float32 with --no-vad; live, as listen's).")
     var computeType: ComputeType?
 
     @Flag(help: "Fail on a truncated file instead of transcribing the audio present (with a warning).")
@@ -122,8 +122,8 @@ struct TranscribeCommand: AsyncParsableCommand {
             logger.debug("\(BuildInfo.description)")
             guard files == ["-"] else { return try await transcribeFiles(logger: logger) }
             if declaredLive { return try await transcribeLive(prefix: []) }
-            let prefix = StandardInputFile.readPrefix()
-            guard StandardInputFile.startsContainer(prefix) else {
+            let prefix = SpooledInput.readPrefix()
+            guard SpooledInput.startsContainer(prefix) else {
                 try refuseLiveOnly()
                 return try await transcribeLive(prefix: prefix)
             }
@@ -142,7 +142,8 @@ struct TranscribeCommand: AsyncParsableCommand {
     }
 
     /// The inputs (or stdin, read to its end after `standardInputPrefix`) transcribed as files, each written as soon
-    /// as it is done. Ctrl-C exits 130 at once: what was written stays, stdin's temporary copy goes.
+    /// as it is done; an input that is a pipe (`<(ffmpeg ...)`, a named pipe) is read to its end first, as stdin is.
+    /// Ctrl-C exits 130 at once: what was written stays, the streams' temporary copies go.
     private func transcribeFiles(standardInputPrefix: [UInt8]? = nil, logger: Logger) async throws {
         let plan = try OutputPlan(inputs: files, format: format, output: output, outputDirectory: outputDir)
         let (locale, detects) = try language()
@@ -157,30 +158,42 @@ struct TranscribeCommand: AsyncParsableCommand {
         logger.debug("options: \(transcriber.options)")
         try await ModelInstallation.install(transcriber, noDownload: noDownload, progress: ProgressLine(enabled: !quiet))
 
-        let copy = Mutex<StandardInputFile?>(nil)
+        let copies = Mutex<[SpooledInput]>([])
         let written = Mutex(0)
         let total = files.count
-        let reading = Mutex(false)
+        let reading = Mutex<String?>(nil)
         let interrupt = InterruptSignal(signals: [SIGINT, SIGTERM, SIGHUP]) {
-            copy.withLock { $0?.remove() }
+            copies.withLock { $0.forEach { $0.remove() } }
             let done = written.withLock { $0 }
-            let detail = reading.withLock({ $0 }) ? "while reading stdin (a live source is transcribed as it arrives with --live)"
-                : "\(done) of \(total) transcripts written"
+            let detail = reading.withLock { $0 }.map { source in
+                source == "stdin" ? "while reading stdin (a live source is transcribed as it arrives with --live)"
+                    : "while reading \(source)"
+            } ?? "\(done) of \(total) transcripts written"
             let erase = isatty(STDERR_FILENO) != 0 ? "\r\u{1B}[K" : ""  // the progress line
             FileHandle.standardError.write(Data("\(erase)openspeech: interrupted; \(detail)\n".utf8))
             _exit(130)
         }
         defer { withExtendedLifetime(interrupt) {} }
-        var urls = files.map { URL(fileURLWithPath: $0) }
-        defer { copy.withLock { $0?.remove() } }
-        if let standardInputPrefix {
-            let file = try StandardInputFile()
-            copy.withLock { $0 = file }
-            reading.withLock { $0 = true }
-            try file.copyStandardInput(after: standardInputPrefix)
-            reading.withLock { $0 = false }
-            urls = [file.url]
+        defer { copies.withLock { $0.forEach { $0.remove() } } }
+        /// `source` read to its end from `descriptor` into a temporary file: that file's URL.
+        func spooled(_ source: String, from descriptor: Int32, after prefix: [UInt8] = []) throws -> URL {
+            let copy = try SpooledInput(source: source)
+            copies.withLock { $0.append(copy) }
+            reading.withLock { $0 = source }
+            defer { reading.withLock { $0 = nil } }
+            try copy.copy(from: descriptor, after: prefix)
+            return copy.url
         }
+        let urls = try standardInputPrefix.map { [try spooled("stdin", from: STDIN_FILENO, after: $0)] }
+            ?? files.map { path in
+                guard SpooledInput.isPipe(path) else { return URL(fileURLWithPath: path) }
+                let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+                guard descriptor >= 0 else {
+                    throw CommandFailure("cannot read \(path): \(String(cString: strerror(errno))).")
+                }
+                defer { close(descriptor) }
+                return try spooled(path, from: descriptor)
+            }
         signal(SIGPIPE, SIG_IGN)  // a closed stdout is an error that says so (and removes stdin's copy), not death
 
         let messages = TranscriptionMessages(quiet: quiet, inputs: Array(zip(urls, files)))

@@ -9,10 +9,10 @@ import TestSupport
     static var environment: [String: String] { ["OPENSPEECH_HOME": TestModels.home.path] }
     static let english = ["--language", "english", "--model", "whisper-tiny.en", "--no-download"]
 
-    /// Runs `command` in a shell (a pipeline into the tool, which `$OPENSPEECH` names); stdout and stderr apart.
-    static func shell(_ command: String) throws -> CommandResult {
+    /// Runs `command` in `shell` (a pipeline into the tool, which `$OPENSPEECH` names); stdout and stderr apart.
+    static func shell(_ command: String, in shell: String = "sh") throws -> CommandResult {
         let tool = try #require(OpenSpeechExecutable.url)
-        return try runCommand("sh", ["-c", command], environment: environment.merging(["OPENSPEECH": tool.path]) { $1 },
+        return try runCommand(shell, ["-c", command], environment: environment.merging(["OPENSPEECH": tool.path]) { $1 },
                               check: false)
     }
 
@@ -21,7 +21,7 @@ import TestSupport
         output.split(separator: "\n").filter { !$0.hasPrefix("openspeech:") }.joined(separator: "\n")
     }
 
-    @Test("transcribe - from an ffmpeg pipe (WAV, FLAC) gives the file's text and its verbose_json, which names the model; stderr says the model")
+    @Test("transcribe - from an ffmpeg pipe (WAV, FLAC), or a pipe given as a path, gives the file's text and its verbose_json, which names the model; stderr says the model")
     func pipeIsTheFile() async throws {
         try await TestEnvironment.ready()
         _ = try await TestModels.directory(for: "silero-vad")
@@ -36,6 +36,13 @@ import TestSupport
         let wav = try Self.shell("ffmpeg -v error -i '\(clip)' -f wav - | \"$OPENSPEECH\" transcribe - \(Self.english.joined(separator: " ")) --quiet")
         #expect(wav.status == 0, "\(wav.stderr)")
         #expect(wav.stdoutText.trimmingCharacters(in: .newlines) == fileText, "\(wav.stdoutText)")
+
+        // A pipe given as a path (bash's process substitution, `/dev/fd/N`), beside a file: read to its end, then the same.
+        let substituted = try Self.shell("\"$OPENSPEECH\" transcribe <(ffmpeg -v error -i '\(clip)' -f wav -) '\(clip)' "
+                                         + Self.english.joined(separator: " ") + " --quiet", in: "bash")
+        #expect(substituted.status == 0, "\(substituted.stderr)")
+        let texts = substituted.stdoutText.split(separator: "\n", omittingEmptySubsequences: true)
+        #expect(texts.joined(separator: "\n") == [fileText, fileText].joined(separator: "\n"), "\(substituted.stdoutText)")
 
         let flac = try Self.shell("ffmpeg -v error -i '\(clip)' -f flac - | \"$OPENSPEECH\" transcribe - \(Self.english.joined(separator: " ")) --format json --quiet")
         #expect(flac.status == 0, "\(flac.stderr)")
