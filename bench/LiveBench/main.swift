@@ -203,11 +203,7 @@ for (index, clip) in clips.enumerated() {
     fileErrors = fileErrors + WordErrorRate.score(reference: clip.transcript, hypothesis: fileTexts[index], language: "en")
     liveErrors = liveErrors + WordErrorRate.score(reference: clip.transcript, hypothesis: liveTexts[index], language: "en")
 }
-// LIVE_BENCH_TEXTS=FILE: each clip's id, file-mode text and live finals, tab-separated, to see where they differ.
-if let path = ProcessInfo.processInfo.environment["LIVE_BENCH_TEXTS"] {
-    let lines = clips.indices.map { "\(clips[$0].id)\t\(fileTexts[$0])\t\(liveTexts[$0])\n" }
-    try lines.joined().write(toFile: path, atomically: true, encoding: .utf8)
-}
+try writeClipTexts(clips: Array(clips), fileTexts: fileTexts, liveTexts: liveTexts)
 let audioSeconds = clips.map(\.durationSeconds).reduce(0, +)
 print("live-bench: \(ProcessInfo.processInfo.environment["LIVE_BENCH_MODEL"] ?? "the default model"), \(fast ? "volatile + fastResults" : "volatile"), detector on")
 print(String(format: "%d clips, %.1f s of speech, %.1f s listening; drops %lld frames", clips.count, audioSeconds, wall, engine.droppedFrameCount))
@@ -217,3 +213,10 @@ print(String(format: "final after the word's end:                             me
              percentile(finalDelays, 0.5), percentile(finalDelays, 0.95), finalDelays.count, missedFinal))
 print(String(format: "WER: live finals %.2f %%, file mode %.2f %%", liveErrors.rate * 100, fileErrors.rate * 100))
 print(String(format: "CPU while listening: %.0f %% of one core", cpu * 100))
+
+/// LIVE_BENCH_TEXTS=FILE: each clip's id, file-mode text and live finals, tab-separated, to see where they differ.
+func writeClipTexts(clips: [CorpusItem], fileTexts: [String], liveTexts: [String]) throws {
+    guard let path = ProcessInfo.processInfo.environment["LIVE_BENCH_TEXTS"] else { return }
+    let lines = clips.indices.map { "\(clips[$0].id)\t\(fileTexts[$0])\t\(liveTexts[$0])\n" }
+    try lines.joined().write(toFile: path, atomically: true, encoding: .utf8)
+}
