@@ -18,9 +18,7 @@ public enum MatrixBackend {
     /// Whether this CPU has bf16 dot products (AVX-512 BF16 or AMX), within any `ONEDNN_MAX_CPU_ISA` limit.
     public static var hasBFloat16: Bool {
         #if canImport(CDNNL)
-        let isa = dnnl_get_effective_cpu_isa().rawValue
-        let bf16 = dnnl_cpu_isa_avx512_core_bf16.rawValue
-        return isa & bf16 == bf16
+        runs(dnnl_cpu_isa_avx512_core_bf16)
         #else
         false
         #endif
@@ -30,9 +28,7 @@ public enum MatrixBackend {
     /// wide as with AVX2.
     public static var hasAVX512: Bool {
         #if canImport(CDNNL)
-        let isa = dnnl_get_effective_cpu_isa().rawValue
-        let avx512 = dnnl_cpu_isa_avx512_core.rawValue
-        return isa & avx512 == avx512
+        runs(dnnl_cpu_isa_avx512_core)
         #else
         false
         #endif
@@ -43,13 +39,18 @@ public enum MatrixBackend {
     /// decoder's products in the engine's own AVX2 kernel, `Int8Matrix`).
     public static var hasVNNI: Bool {
         #if canImport(CDNNL)
-        let isa = dnnl_get_effective_cpu_isa().rawValue
-        let avx512 = dnnl_cpu_isa_avx512_core_vnni.rawValue, avx2 = dnnl_cpu_isa_avx2_vnni.rawValue
-        return isa & avx512 == avx512 || isa & avx2 == avx2
+        runs(dnnl_cpu_isa_avx512_core_vnni) || runs(dnnl_cpu_isa_avx2_vnni)
         #else
         false
         #endif
     }
+
+    #if canImport(CDNNL)
+    /// Whether oneDNN's effective instruction set here (within any `ONEDNN_MAX_CPU_ISA` limit) includes `isa`.
+    private static func runs(_ isa: dnnl_cpu_isa_t) -> Bool {
+        dnnl_get_effective_cpu_isa().rawValue & isa.rawValue == isa.rawValue
+    }
+    #endif
 
     /// One line for logs and benchmark reports: the library, the instruction set it uses here (BLAS's kernels without
     /// oneDNN), the element-wise level.
