@@ -6,11 +6,11 @@ public enum BuildInfo {
     /// The package's version (semantic versioning).
     public static let version = "0.1.0"
 
-    /// The compute type the command line's live audio (`listen`, `transcribe --live`) runs in unless told: float32
-    /// where oneDNN runs AVX-512, whose float32 decodings keep up with speech on two cores; elsewhere auto (int8 where
-    /// oneDNN runs it), whose decodings do where float32's do not. Live finals in int8 lose about a point of WER against
-    /// float32's over the English corpus (10.63 % against 9.74 %, file mode 8.85 %: BENCHMARKS.md, `listen`).
-    public static var liveComputeType: ComputeType { MatrixBackend.hasAVX512 ? .float32 : .auto }
+    /// The compute type the command line's live audio (`listen`, `transcribe --live`) runs in unless told: auto (int8
+    /// where oneDNN runs it), whose decodings take about half float32's time. Its finals are as accurate as float32's
+    /// since they are decided at the detector's pauses (`PauseCommit`; 9.23 against 9.29 % WER over the English
+    /// corpus, file mode 8.85 %: BENCHMARKS.md).
+    public static let liveComputeType = ComputeType.auto
 
     /// One line for `--version` and bug reports: the version, the matrix library and instruction set in use, and
     /// the compute types the defaults resolve to on this machine: files with the speech detector (`transcribe`,

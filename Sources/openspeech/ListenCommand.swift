@@ -29,7 +29,7 @@ struct ListenCommand: AsyncParsableCommand {
     @Option(help: "Append final text to this file, each line saved to disk as it comes.")
     var output: String?
 
-    @Option(help: "Precision of the engine's products: auto, int8, int8_float32, bfloat16, float16 or float32 (default: float32 where oneDNN runs AVX-512, else auto: int8 where oneDNN runs it, a live decoding in about half float32's time for about a point more of WER).")
+    @Option(help: "Precision of the engine's products: auto, int8, int8_float32, bfloat16, float16 or float32 (default: auto, int8 where oneDNN runs it: a live decoding in about half float32's time).")
     var computeType: ComputeType = BuildInfo.liveComputeType
 
     @OptionGroup var vocabulary: VocabularyOptions

@@ -28,6 +28,14 @@ import TestSupport
                                         finalizedThrough: 6_000, received: 40_000) == 12_000 + margin)
     }
 
+    @Test("with a detector, agreed words wait for the pause until the window runs 20 s; without one they commit")
+    func agreementWaitsForThePause() {
+        #expect(!PauseCommit.agreementCommits(windowSeconds: 3, detectorPresent: true))
+        #expect(!PauseCommit.agreementCommits(windowSeconds: 19.9, detectorPresent: true))
+        #expect(PauseCommit.agreementCommits(windowSeconds: 20, detectorPresent: true))
+        #expect(PauseCommit.agreementCommits(windowSeconds: 3, detectorPresent: false))
+    }
+
     /// Two sentences with `gap` seconds of silence between them, in 100 ms buffers, to a volatile transcriber
     /// beside a detector (as `openspeech listen`), fed at once or at real-time pace.
     static func run(gap: Double, realTime: Bool) async throws -> (results: [SpeechTranscriber.Result], firstEnd: Double) {

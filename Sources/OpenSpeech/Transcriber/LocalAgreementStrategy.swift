@@ -5,7 +5,8 @@ import SpeechEngine
 /// Volatile results (LocalAgreement-2): the window of audio not yet final is decoded again as it grows; words two
 /// consecutive agreement decodings agree on become final (`LocalAgreement`), the rest is shown as volatile, and
 /// previews in between show more when the machine keeps up (`VolatileDecodeSchedule`: the finals depend on the
-/// audio alone). With a detector beside the transcriber, its pauses commit what was said before them (`PauseCommit`),
+/// audio alone). With a detector beside the transcriber, its pauses commit what was said before them, agreement
+/// only once an utterance runs 20 s without one (`PauseCommit`),
 /// silence is muted (`SpeechGate`), and speech a decoding skipped is decoded again (`SkippedSpeech`). Works over any
 /// `WindowDecoder`.
 final class LocalAgreementStrategy: TranscriptionStrategy {
@@ -103,10 +104,17 @@ final class LocalAgreementStrategy: TranscriptionStrategy {
         agreement.skip(to: Double(bufferStart) / Self.rate)
     }
 
-    /// Decodes the window, commits the words that agree with the previous decoding, shows the rest.
+    /// Decodes the window, commits the words that agree with the previous decoding, shows the rest. With a detector
+    /// beside, a short window's words are only shown: its pause commits them (`PauseCommit.agreementCommits`).
     private func decodeAgreement() throws {
         let words = try windowWords(.agreement)
         schedule.decoded(.agreement, through: windowEnd)
+        guard PauseCommit.agreementCommits(windowSeconds: Double(buffer.count) / Self.rate,
+                                           detectorPresent: speechRegions != nil) else {
+            agreement.setPending(words)
+            showVolatile()
+            return
+        }
         commit(agreement.agree(with: words, heardThrough: Double(windowEnd) / Self.rate))
         showVolatile()
         trimWindow()

@@ -24,16 +24,6 @@ public enum MatrixBackend {
         #endif
     }
 
-    /// Whether oneDNN runs AVX-512 here (within any `ONEDNN_MAX_CPU_ISA` limit): its float32 products are then twice as
-    /// wide as with AVX2.
-    public static var hasAVX512: Bool {
-        #if canImport(CDNNL)
-        runs(dnnl_cpu_isa_avx512_core)
-        #else
-        false
-        #endif
-    }
-
     /// Whether oneDNN's int8 kernels here have VNNI dot products (AVX-512 VNNI or AVX2 VNNI, within any
     /// `ONEDNN_MAX_CPU_ISA` limit): exact int32 sums, and weights used in place (without, the `int8` type runs the
     /// decoder's products in the engine's own AVX2 kernel, `Int8Matrix`).
