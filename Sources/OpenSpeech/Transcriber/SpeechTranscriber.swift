@@ -8,7 +8,8 @@ import SpeechAudio
 /// final segment (a phrase or sentence) with the model's punctuation and capitalization. With it, volatile
 /// results (re-decoded every half second, or quarter second with `.fastResults`, while the machine keeps up, the
 /// encoder hearing the window's own audio: `PreviewDecoding`) are replaced by final ones as two consecutive
-/// decodings a second of audio apart agree (LocalAgreement-2); the finals depend on the audio alone, not on the
+/// decodings a second of audio apart agree (LocalAgreement-2), or with a `SpeechDetector` in the analyzer at its
+/// pauses, from one decoding of the utterance (`PauseCommit`); the finals depend on the audio alone, not on the
 /// machine's speed (`VolatileDecodeSchedule`). Those agreement decodings use the beam search (5 wide by default),
 /// previews are greedy.
 ///
