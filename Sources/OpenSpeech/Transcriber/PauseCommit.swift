@@ -9,7 +9,7 @@
 /// (`agreementCommits`): words two decodings agree on stay volatile until the pause's decoding of the whole utterance,
 /// as file transcription decodes a speech chunk, instead of being fixed from decodings of its first seconds. Over the
 /// English corpus fed at once (tiny.en, `live-bench finals`) the finals' WER went from 9.74 to 9.29 % in float32 and
-/// from 10.63 to 9.23 % in int8, file mode 8.85 % (BENCHMARKS.md, 2026-11-30 06:25).
+/// from 10.63 to 9.23 % in int8, file mode 8.85 % (BENCHMARKS.md, "live finals decided at the detector's pauses").
 enum PauseCommit {
     /// The window's length (seconds) from which agreed words are committed without waiting for a pause: an utterance
     /// that long with no pause still gets finals well before Whisper's 30 s window is full.
