@@ -28,3 +28,28 @@ import Testing
         #expect(PromptComposition(contextTokens: []).tokens(previous: []).isEmpty)
     }
 }
+
+/// The live prompt-echo rule, on the words of a real loop (a listen run's JFK clip) and of speech that repeats itself.
+@Suite struct PromptEchoTests {
+    let before = "I laid up all my goods. And saw my fellow Americans. asked not to pay for his money."
+
+    @Test("a decoding that writes the prompt's last words again over new audio is an echo")
+    func echo() {
+        let words = [" And", " so", " my", " fellow", " Americans", " asked", " not", " to", " pay", " for", " his",
+                     " money."]
+        #expect(PromptEcho().isFound(in: words, promptText: before))
+        // Punctuation and case do not hide it; words split across strings do not either.
+        #expect(PromptEcho().isFound(in: [" ASKED NOT", " to pay, for", " his"], promptText: before))
+    }
+
+    @Test("the new speech, five shared words, or a run the prompt said long ago are not")
+    func notEcho() {
+        #expect(!PromptEcho().isFound(in: [" ask", " not", " what", " your", " country", " can", " do", " for", " you"],
+                                      promptText: before))
+        #expect(!PromptEcho().isFound(in: [" to", " pay", " for", " his", " money", " now"],
+                                      promptText: "we will pay for his money"))
+        let long = "asked not to pay for his money " + String(repeating: "and then the ship sailed on ", count: 8)
+        #expect(!PromptEcho().isFound(in: [" asked not to pay for his money"], promptText: long))
+        #expect(!PromptEcho().isFound(in: [" asked not to pay for his money"], promptText: ""))
+    }
+}

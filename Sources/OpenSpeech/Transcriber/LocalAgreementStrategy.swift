@@ -7,7 +7,8 @@ import SpeechEngine
 /// previews in between show more when the machine keeps up (`VolatileDecodeSchedule`: the finals depend on the
 /// audio alone). With a detector beside the transcriber, its pauses commit what was said before them, agreement
 /// only once an utterance runs 20 s without one (`PauseCommit`),
-/// silence is muted (`SpeechGate`), and speech a decoding skipped is decoded again (`SkippedSpeech`). Works over any
+/// silence is muted (`SpeechGate`), speech a decoding skipped is decoded again (`SkippedSpeech`), and so is a decoding
+/// that echoes the text before it (`PromptEcho`). Works over any
 /// `WindowDecoder`.
 final class LocalAgreementStrategy: TranscriptionStrategy {
     private static let rate = TranscriptionProcessor.rate
@@ -211,6 +212,16 @@ final class LocalAgreementStrategy: TranscriptionStrategy {
         var segments = try decoder.decodeWindow(samples: audio, previousTokens: prompt.tokens(after: textBefore),
                                                 timeOffset: Double(audioStart) / Self.rate, options: options,
                                                 encodedPositions: cheaper?.positions(forSamples: window.count))
+        // An agreement decoding that wrote the text before it again over new audio (`PromptEcho`) is decoded again
+        // without that text: its words become finals, and the next decoding's prompt.
+        if cheaper == nil, !textBefore.isEmpty,
+           PromptEcho().isFound(in: segments.flatMap { $0.words ?? [] }.map(\.word), promptText: textBefore) {
+            EngineLog.debug("a live decoding wrote the text before it again; decoded again without it")
+            textBefore = ""
+            segments = try decoder.decodeWindow(samples: audio, previousTokens: prompt.tokens(after: textBefore),
+                                                timeOffset: Double(audioStart) / Self.rate, options: options,
+                                                encodedPositions: nil)
+        }
         // An agreement decoding that stopped before speech it never wrote (`SkippedSpeech`: a second or more of the
         // detector's speech after its last word, or between two) goes on from there, as file transcription's next
         // window would: the rest of the audio decoded again after the text kept.

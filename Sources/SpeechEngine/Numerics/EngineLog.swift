@@ -22,7 +22,8 @@ public enum EngineLog {
         set { state.withLock { $0.logLevel = newValue } }
     }
 
-    static func debug(_ message: @autoclosure () -> String) {
+    /// `message` at debug level (`--verbose`): why a decoding was redone, which kernel ran.
+    public static func debug(_ message: @autoclosure () -> String) {
         let logger = state.withLock { $0 }
         guard logger.logLevel <= .debug else { return }
         logger.debug("\(message())")
