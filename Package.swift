@@ -77,9 +77,9 @@ let package = Package(
     ],
     targets: [
         // System libraries.
-        .systemLibrary(
-            name: "CFFmpeg", path: "Sources/CFFmpeg", pkgConfig: "libavformat",
-            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswresample-dev"])]),
+        // FFmpeg (libavformat-dev, libavcodec-dev, libavutil-dev, libswresample-dev): its headers, and its functions
+        // forwarded to its libraries, loaded on first use (they bring ~130 more; most runs read WAV without them).
+        .target(name: "CFFmpeg", linkerSettings: [.linkedLibrary("dl")]),
         // oneDNN (x86 Linux): the weight products, kernels chosen for the CPU at run time. Without it, OpenBLAS.
         .systemLibrary(name: "CDNNL", path: "Sources/CDNNL", providers: [.apt(["libdnnl-dev"])]),
         .systemLibrary(

@@ -37,6 +37,8 @@ public enum AudioError: Error, Equatable, Sendable {
     case captureFailed(detail: String)
     /// Microphone capture needs PulseAudio, which this build does not have (platforms other than Linux).
     case captureUnsupported
+    /// FFmpeg's shared libraries, which read every format but plain WAV, could not be loaded.
+    case ffmpegUnavailable(detail: String)
 }
 
 extension AudioError: CustomStringConvertible, LocalizedError {
@@ -77,6 +79,8 @@ extension AudioError: CustomStringConvertible, LocalizedError {
             "Audio capture stopped: \(detail). Check that the microphone is still connected and the sound server running, then start again."
         case .captureUnsupported:
             "Microphone capture is not available on this platform: it needs PulseAudio's client library (Linux)."
+        case .ffmpegUnavailable(let detail):
+            "Reading this audio needs FFmpeg's libraries, which could not be loaded (\(detail)). Install them (on Debian: apt-get install libavformat59 libswresample4), or give a 16 kHz mono WAV file, which is read without them."
         }
     }
 

@@ -96,13 +96,11 @@ final class DecodedAudioReader {
 
     /// A stream that ends well before the length its container declares was cut short.
     private func checkComplete() throws(AudioError) {
-        guard let declared = source.declaredFrames else { return }
-        let missing = declared - decodedSourceFrames
-        if missing > Int64(source.sampleRate / 2), Double(decodedSourceFrames) < 0.9 * Double(declared) {
-            let cut = AudioTruncation(declaredDuration: Double(declared) / source.sampleRate,
-                                      presentDuration: Double(decodedSourceFrames) / source.sampleRate)
-            guard toleratesTruncation else { throw .corruptFile(url, detail: cut.description) }
-            truncation = cut
-        }
+        guard let declared = source.declaredFrames,
+              let cut = AudioTruncation(declaredFrames: declared, presentFrames: decodedSourceFrames,
+                                        sampleRate: source.sampleRate)
+        else { return }
+        guard toleratesTruncation else { throw .corruptFile(url, detail: cut.description) }
+        truncation = cut
     }
 }

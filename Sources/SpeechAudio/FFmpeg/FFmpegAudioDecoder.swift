@@ -39,7 +39,7 @@ final class FFmpegAudioDecoder {
     private var decodedAnyFrame = false
 
     init(url: URL) throws(AudioError) {
-        _ = FFmpegError.processSettings
+        try FFmpegError.prepare()
         self.url = url
         try Self.checkFileExists(url)
 

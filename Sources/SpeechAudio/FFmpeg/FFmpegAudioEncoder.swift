@@ -29,7 +29,7 @@ final class FFmpegAudioEncoder {
     private var finished = false
 
     init(url: URL, settings: Settings) throws(AudioError) {
-        _ = FFmpegError.processSettings
+        try FFmpegError.prepare()
         self.url = url
         temporaryURL = url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).partial")

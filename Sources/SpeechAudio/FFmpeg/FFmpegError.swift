@@ -19,7 +19,14 @@ enum FFmpegError {
     /// stderr noise), and no single allocation above 64 MB. Decoding audio never needs one that large, but sizes read
     /// from a damaged file do: a 154-byte WAV whose INFO tag declares 1.8 GB made the demuxer zero 1.8 GB before
     /// noticing the file's end (found by the `audio-file` fuzz target: 5 s and 1.6 GB, now 0.2 s, the same error).
-    static let processSettings: Void = {
+    /// Loads FFmpeg's libraries (on first use: see `CFFmpeg`) and sets them up; throws `.ffmpegUnavailable` when they
+    /// cannot be loaded. Every entry point that opens a file through FFmpeg calls it first.
+    static func prepare() throws(AudioError) {
+        _ = processSettings
+        if let error = openspeech_ffmpeg_load_error() { throw .ffmpegUnavailable(detail: String(cString: error)) }
+    }
+
+    private static let processSettings: Void = {
         av_log_set_level(-8) // AV_LOG_QUIET
         av_max_alloc(64 << 20)
     }()

@@ -12,3 +12,14 @@ public struct AudioTruncation: Sendable, Equatable, CustomStringConvertible {
                declaredDuration, presentDuration)
     }
 }
+
+extension AudioTruncation {
+    /// The truncation of a stream whose container declares `declaredFrames` where `presentFrames` were read: nil
+    /// unless more than half a second and more than a tenth of the declared audio is missing (a header's rounding or
+    /// a short last packet is not a truncation).
+    init?(declaredFrames: Int64, presentFrames: Int64, sampleRate: Double) {
+        guard declaredFrames - presentFrames > Int64(sampleRate / 2), Double(presentFrames) < 0.9 * Double(declaredFrames)
+        else { return nil }
+        self.init(declaredDuration: Double(declaredFrames) / sampleRate, presentDuration: Double(presentFrames) / sampleRate)
+    }
+}
