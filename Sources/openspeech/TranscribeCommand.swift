@@ -117,7 +117,7 @@ struct TranscribeCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await runReportingErrors {
-            AllocatorPolicy.apply()
+            AllocatorPolicy.apply(oneFile: files.count == 1 && files != ["-"])
             let logger = CommandLogging.logger("openspeech.transcribe", verbose: verbose)
             logger.debug("\(BuildInfo.description)")
             guard files == ["-"] else { return try await transcribeFiles(logger: logger) }

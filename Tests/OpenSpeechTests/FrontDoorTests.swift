@@ -52,6 +52,22 @@ import TestSupport
         #expect((json["segments"] as? [Any])?.isEmpty == false && json["words"] == nil, "verbose_json, words only when asked")
     }
 
+    @Test("a 16 kHz mono WAV is transcribed without loading FFmpeg's libraries (40 ms of every process that loads them); a FLAC loads them on first use")
+    func wavNeedsNoFFmpeg() async throws {
+        try await TestEnvironment.ready()
+        let jfk = try #require(Corpus.item("jfk"))
+        for (clip, loadsFFmpeg) in [(jfk.wav16kURL, false), (jfk.originalURL, true)] {
+            // The dynamic loader names every library it loads (glibc's LD_DEBUG), on lines of its own ("PID:\t...").
+            let (status, output) = try await OpenSpeechExecutable.run(
+                ["transcribe", clip.path, "--quiet"] + Self.english,
+                environment: Self.environment.merging(["LD_DEBUG": "files"]) { $1 })
+            #expect(status == 0, "\(output)")
+            #expect(output.contains("file=libavcodec.so") == loadsFFmpeg, "\(clip.lastPathComponent)")
+            let text = output.split(separator: "\n").filter { !$0.contains(":\t") }.joined(separator: "\n")
+            #expect(text.contains("ask not what your country can do for you"), "\(clip.lastPathComponent): \(text)")
+        }
+    }
+
     @Test("-o: a folder is written into, a missing parent is created, the extension gives the format; a place that cannot be written is refused before any audio, in one line naming it")
     func outputs() async throws {
         try await TestEnvironment.ready()

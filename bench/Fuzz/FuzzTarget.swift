@@ -36,7 +36,7 @@ enum FuzzTarget: String, CaseIterable {
         case .vocabulary: "vocabulary.json beside a minimal valid tokenizer.json"
         case .onnx: "silero_vad.onnx (protobuf constants, VAD weights)"
         case .safetensors: "silero_vad_16k.safetensors"
-        case .wavHeader: "the RIFF/WAVE header reader (declared frames)"
+        case .wavHeader: "the RIFF/WAVE header readers (declared frames; the direct mono PCM reader, every sample)"
         case .audioFile: "AVAudioFile(forReading:) and reading every frame (FFmpeg)"
         case .catalog: "a model catalog file (OPENSPEECH_CATALOG, user-models.json)"
         case .installManifest: ".openspeech-install.json of an installed model"
@@ -93,6 +93,11 @@ enum FuzzTarget: String, CaseIterable {
                 _ = try SileroVAD(contentsOf: url)
             case .wavHeader:
                 _ = wavDeclaredFrames(url)
+                if let reader = MonoWAVReader(url: url, sampleRate: 16_000, toleratingTruncation: true) {
+                    let samples = UnsafeMutableBufferPointer<Float>.allocate(capacity: 4096)
+                    defer { samples.deallocate() }
+                    while try reader.read(into: samples) > 0 {}
+                }
             case .audioFile:
                 let file = try AVAudioFile(forReading: url)
                 guard let buffer = AVAudioPCMBuffer(pcmFormat: file.processingFormat, frameCapacity: 4096) else {

@@ -9,11 +9,11 @@ import Glibc
 /// of every process that does). Anything else (more channels, another rate, compressed or extensible formats, a
 /// `data` chunk past the first 64 KiB, an odd-sized chunk before it, RF64) is FFmpeg's: `init` returns nil.
 /// Not thread-safe: one owner at a time.
-final class MonoWAVReader {
-    let url: URL
-    let source: AudioSourceInfo
+package final class MonoWAVReader {
+    package let url: URL
+    package let source: AudioSourceInfo
     /// Set at the end of a file cut short, when truncation is tolerated.
-    private(set) var truncation: AudioTruncation?
+    package private(set) var truncation: AudioTruncation?
 
     private enum Encoding { case int16, int24, int32, float32 }
     private let encoding: Encoding
@@ -28,7 +28,7 @@ final class MonoWAVReader {
     private let bytes: UnsafeMutableRawBufferPointer
 
     /// The header is read from the first 64 KiB; `sampleRate` is the rate wanted (no resampling here).
-    init?(url: URL, sampleRate: Double, toleratingTruncation: Bool) {
+    package init?(url: URL, sampleRate: Double, toleratingTruncation: Bool) {
         let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         var status = stat()
@@ -64,7 +64,7 @@ final class MonoWAVReader {
     }
 
     /// Fills `output` with the next samples, up to its count; returns how many, 0 at the end.
-    func read(into output: UnsafeMutableBufferPointer<Float>) throws(AudioError) -> Int {
+    package func read(into output: UnsafeMutableBufferPointer<Float>) throws(AudioError) -> Int {
         var written = 0
         while written < output.count, !finished {
             let frames = min(output.count - written, bytes.count / blockAlign, Int(dataFrames - framesRead))
