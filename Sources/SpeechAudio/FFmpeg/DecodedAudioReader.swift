@@ -96,11 +96,7 @@ final class DecodedAudioReader {
 
     /// A stream that ends well before the length its container declares was cut short.
     private func checkComplete() throws(AudioError) {
-        guard let declared = source.declaredFrames,
-              let cut = AudioTruncation(declaredFrames: declared, presentFrames: decodedSourceFrames,
-                                        sampleRate: source.sampleRate)
-        else { return }
-        guard toleratesTruncation else { throw .corruptFile(url, detail: cut.description) }
-        truncation = cut
+        truncation = try AudioTruncation.check(url, source: source, presentFrames: decodedSourceFrames,
+                                               tolerated: toleratesTruncation)
     }
 }

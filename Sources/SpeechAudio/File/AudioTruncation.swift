@@ -1,3 +1,5 @@
+import Foundation
+
 /// A recording cut short: its container declares more audio than its data holds (a recorder that crashed, a copy
 /// interrupted). FFmpeg-based tools read such a file as far as it goes.
 public struct AudioTruncation: Sendable, Equatable, CustomStringConvertible {
@@ -21,5 +23,16 @@ extension AudioTruncation {
         guard declaredFrames - presentFrames > Int64(sampleRate / 2), Double(presentFrames) < 0.9 * Double(declaredFrames)
         else { return nil }
         self.init(declaredDuration: Double(declaredFrames) / sampleRate, presentDuration: Double(presentFrames) / sampleRate)
+    }
+
+    /// `url`'s truncation, once `presentFrames` of its stream have been read to the end: nil when complete (or its
+    /// container declares no length), the truncation when `tolerated`, else `AudioError.corruptFile` saying so.
+    static func check(_ url: URL, source: AudioSourceInfo, presentFrames: Int64, tolerated: Bool) throws(AudioError)
+        -> AudioTruncation? {
+        guard let declared = source.declaredFrames,
+              let cut = AudioTruncation(declaredFrames: declared, presentFrames: presentFrames, sampleRate: source.sampleRate)
+        else { return nil }
+        guard tolerated else { throw .corruptFile(url, detail: cut.description) }
+        return cut
     }
 }

@@ -126,11 +126,8 @@ package final class MonoWAVReader {
     }
 
     private func checkComplete() throws(AudioError) {
-        guard let declared = source.declaredFrames,
-              let cut = AudioTruncation(declaredFrames: declared, presentFrames: framesRead, sampleRate: source.sampleRate)
-        else { return }
-        guard toleratesTruncation else { throw .corruptFile(url, detail: cut.description) }
-        truncation = cut
+        truncation = try AudioTruncation.check(url, source: source, presentFrames: framesRead,
+                                               tolerated: toleratesTruncation)
     }
 
     private struct Header {
@@ -158,7 +155,7 @@ package final class MonoWAVReader {
         func uint16(_ offset: Int) -> Int { Int(head[offset]) | Int(head[offset + 1]) << 8 }
         func uint32(_ offset: Int) -> UInt32 { UInt32(uint16(offset)) | UInt32(uint16(offset + 2)) << 16 }
         guard tag(0) == "RIFF", tag(8) == "WAVE" else { return nil }
-        var format: (encoding: Encoding, codec: String, channels: Int, rate: Int, byteRate: Int, blockAlign: Int)?
+        var format: Header? // its data fields set at the `data` chunk
         var offset = 12
         while offset + 8 <= count {
             let size = Int(uint32(offset + 4))
@@ -188,14 +185,14 @@ package final class MonoWAVReader {
                 guard channels > 0, rate > 0, blockAlign == channels * bits / 8,
                       Int(uint32(body + 8)) == rate * blockAlign
                 else { return nil }
-                format = (encoding.0, encoding.1, channels, rate, Int(uint32(body + 8)), blockAlign)
+                format = Header(encoding: encoding.0, codec: encoding.1, channels: channels, sampleRate: rate,
+                                byteRate: Int(uint32(body + 8)), blockAlign: blockAlign, dataOffset: 0, declaredDataBytes: nil)
             case "data":
-                guard let format else { return nil }
+                guard var header = format else { return nil }
                 let declared = uint32(offset + 4)
-                return Header(encoding: format.encoding, codec: format.codec, channels: format.channels,
-                              sampleRate: format.rate, byteRate: format.byteRate, blockAlign: format.blockAlign,
-                              dataOffset: Int64(offset + 8),
-                              declaredDataBytes: declared == 0 || declared == UInt32.max ? nil : declared)
+                header.dataOffset = Int64(offset + 8)
+                header.declaredDataBytes = declared == 0 || declared == UInt32.max ? nil : declared
+                return header
             default:
                 break
             }
