@@ -24,8 +24,9 @@ enum ServedModel {
     /// Whether `requested` asks for the server's default model (empty, or one of OpenAI's names).
     static func meansDefault(_ requested: String) -> Bool { requested.isEmpty || openAINames.contains(requested) }
 
-    /// The catalog model that transcribes `locale` for the `model` field `requested`.
-    static func modelID(requested: String, locale: Locale,
+    /// The catalog model that transcribes `locale` for the `model` field `requested`, in a session that needs
+    /// `needs` (a prompt or hotwords: the language's default is then one that takes them).
+    static func modelID(requested: String, locale: Locale, needs: CatalogModel.Capabilities = [],
                         configuration: ServerConfiguration) -> Result<String, Refusal> {
         let catalog = configuration.store.catalog
         let language = LocaleModelResolver.whisperLanguage(of: locale) ?? "en"
@@ -33,7 +34,7 @@ enum ServedModel {
             if let id = configuration.defaultModelID, catalog.model(id)?.languages.contains(language) == true {
                 return .success(id)
             }
-            return LocaleModelResolver(catalog: catalog).modelID(for: locale).map { .success($0) }
+            return LocaleModelResolver(catalog: catalog).modelID(for: locale, serving: needs).map { .success($0) }
                 ?? .failure(.noModelForLanguage)
         }
         guard let model = catalog.model(requested), model.isTranscriptionModel else { return .failure(.unknownModel) }

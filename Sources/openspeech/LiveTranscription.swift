@@ -1,5 +1,7 @@
 import Foundation
 import OpenSpeech
+import SpeechAssets
+import SpeechEngine
 
 /// Live audio through `SpeechAnalyzer` with a volatile `SpeechTranscriber` (word times) and the `SpeechDetector`,
 /// results written as they come. Shared by `listen` and `transcribe -`.
@@ -50,7 +52,9 @@ struct LiveTranscription {
     /// The model that transcribes (the one that detects, when the language is detected) and its compute type, as the
     /// listening line names them.
     var modelDescription: String {
-        "\(transcriber.selectedModelID ?? "?"), compute type \(computeType.resolved)"
+        let id = transcriber.selectedModelID ?? "?"
+        let family = ModelStore().catalog.model(id).flatMap { SpeechModelFamily(rawValue: $0.family) } ?? .whisper
+        return family.hasComputeTypes ? "\(id), compute type \(computeType.resolved)" : id
     }
 
     /// Installs missing models, each named (or fails under `noDownload` when the transcriber's is missing), then loads

@@ -37,7 +37,7 @@ final class TranscriptionMessages: Sendable {
         case .languageDetected(let detected):
             say("\(name): detected \(detected)")
         case .model(let id, let computeType):
-            let model = "\(id), compute type \(computeType)"
+            let model = computeType.map { "\(id), compute type \($0)" } ?? id
             guard state.withLock({ state in
                 defer { state.model = model }
                 return state.model != model

@@ -42,16 +42,24 @@ struct LanguageDetectionTests {
         #expect(sure.isDecided && sure.result == DetectedLanguage(language: "ja", probability: 0.93))
     }
 
-    @Test("the model choice: English to the installed English-only model, other languages to the multilingual one")
+    @Test("the model choice: English to the installed English-only model that serves the request, other languages to the multilingual one")
     func modelChoice() {
         let catalog = ModelCatalog.builtIn
         let both = LanguageModelChoice(catalog: catalog, installed: ["whisper-tiny.en", "whisper-base", "silero-vad"])
         #expect(both.detectionModelID(requested: nil) == "whisper-base")
         #expect(both.detectionModelID(requested: "whisper-tiny.en") == "whisper-base")
-        #expect(both.transcriptionModelID(for: "en", detectionModelID: "whisper-base") == "whisper-tiny.en")
-        #expect(both.transcriptionModelID(for: "fr", detectionModelID: "whisper-base") == "whisper-base")
+        #expect(both.transcriptionModelID(for: "en", needs: [], detectionModelID: "whisper-base") == "whisper-tiny.en")
+        #expect(both.transcriptionModelID(for: "fr", needs: [], detectionModelID: "whisper-base") == "whisper-base")
         let baseOnly = LanguageModelChoice(catalog: catalog, installed: ["whisper-base"])
-        #expect(baseOnly.transcriptionModelID(for: "en", detectionModelID: "whisper-base") == "whisper-base")
+        #expect(baseOnly.transcriptionModelID(for: "en", needs: [], detectionModelID: "whisper-base") == "whisper-base")
+        // Moonshine, installed, hears English for a request that needs nothing else; a prompt needs Whisper.
+        let all = LanguageModelChoice(catalog: catalog, installed: ["whisper-tiny.en", "whisper-base", "moonshine-base-en"])
+        #expect(all.transcriptionModelID(for: "en", needs: [], detectionModelID: "whisper-base") == "moonshine-base-en")
+        #expect(all.transcriptionModelID(for: "en", needs: .prompt, detectionModelID: "whisper-base") == "whisper-tiny.en")
+        #expect(all.transcriptionModelID(for: "en", needs: .alternatives, detectionModelID: "whisper-base") == "whisper-tiny.en")
+        let noEnglishWhisper = LanguageModelChoice(catalog: catalog, installed: ["whisper-base", "moonshine-base-en"])
+        #expect(noEnglishWhisper.transcriptionModelID(for: "en", needs: .prompt, detectionModelID: "whisper-base")
+                == "whisper-base")
         #expect(LanguageModelChoice.isEnglishOnly(catalog.model("whisper-tiny.en")!))
         #expect(!LanguageModelChoice.isEnglishOnly(catalog.model("whisper-base")!))
     }

@@ -12,9 +12,10 @@ import SpeechEngine
 
     static func plan(_ locale: Locale = TranscriptionPlanTests.english, model: String? = nil, task: SpeechTranscriber.TranscriptionTask = .transcribe,
                      detects: Bool = false, perWindow: Bool = false, speech: Bool = true, live: Bool = false,
-                     installed: Set<String>) throws -> TranscriptionPlan {
+                     needs: CatalogModel.Capabilities = [], installed: Set<String>) throws -> TranscriptionPlan {
         try TranscriptionPlan(.init(locale: locale, modelID: model, task: task, detectsLanguage: detects,
-                                    detectsLanguagePerWindow: perWindow, detectsSpeech: speech, favoursLatency: live),
+                                    detectsLanguagePerWindow: perWindow, detectsSpeech: speech, favoursLatency: live,
+                                    needs: needs),
                               catalog: catalog, installed: installed)
     }
 
@@ -27,15 +28,27 @@ import SpeechEngine
         var description: String { name }
     }
 
-    static let all: Set<String> = ["whisper-tiny.en", "whisper-base", "silero-vad"]
+    static let all: Set<String> = ["moonshine-base-en", "whisper-tiny.en", "whisper-base", "silero-vad"]
 
     static let rows: [Row] = [
-        Row(name: "English given, all installed: the English model",
-            plan: { try plan(installed: all) }, runs: "whisper-tiny.en", language: .given,
+        Row(name: "English given, all installed: Moonshine, the English default",
+            plan: { try plan(installed: all) }, runs: "moonshine-base-en", language: .given,
+            installs: ["moonshine-base-en", "silero-vad"]),
+        Row(name: "English with an initial prompt: the English model that takes one",
+            plan: { try plan(needs: .prompt, installed: all) }, runs: "whisper-tiny.en", language: .given,
             installs: ["whisper-tiny.en", "silero-vad"]),
+        Row(name: "English with alternatives: the English model that gives them",
+            plan: { try plan(needs: .alternatives, installed: all) }, runs: "whisper-tiny.en", language: .given,
+            installs: ["whisper-tiny.en", "silero-vad"]),
+        Row(name: "English, installed before Moonshine was the default: whisper-tiny.en runs, Moonshine is what installs",
+            plan: { try plan(installed: ["whisper-tiny.en", "silero-vad"]) }, runs: "whisper-tiny.en", language: .given,
+            installs: ["moonshine-base-en", "silero-vad"]),
         Row(name: "English given, only the multilingual model installed: it runs, the English one is what installs",
             plan: { try plan(installed: ["whisper-base"]) }, runs: "whisper-base", language: .given,
-            installs: ["whisper-tiny.en", "silero-vad"]),
+            installs: ["moonshine-base-en", "silero-vad"]),
+        Row(name: "the same with a prompt: the multilingual model runs, whisper-tiny.en is what installs",
+            plan: { try plan(needs: .prompt, installed: ["whisper-base", "moonshine-base-en"]) }, runs: "whisper-base",
+            language: .given, installs: ["whisper-tiny.en", "silero-vad"]),
         Row(name: "French given: the multilingual model; no detector asked: none required",
             plan: { try plan(french, speech: false, installed: all) }, runs: "whisper-base", language: .given,
             installs: ["whisper-base"]),
@@ -56,25 +69,28 @@ import SpeechEngine
             installs: ["whisper-base", "silero-vad"]),
         Row(name: "English given, more accurate models installed: the most accurate runs, the default is what installs",
             plan: { try plan(installed: all.union(["whisper-small", "whisper-large-v3-turbo", "whisper-medium.en"])) },
-            runs: "whisper-large-v3-turbo", language: .given, installs: ["whisper-tiny.en", "silero-vad"]),
+            runs: "whisper-large-v3-turbo", language: .given, installs: ["moonshine-base-en", "silero-vad"]),
         Row(name: "one accuracy class: English-only before multilingual, then the smaller",
             plan: { try plan(installed: ["whisper-small", "whisper-small.en", "distil-whisper-small.en"]) },
-            runs: "distil-whisper-small.en", language: .given, installs: ["whisper-tiny.en", "silero-vad"]),
+            runs: "distil-whisper-small.en", language: .given, installs: ["moonshine-base-en", "silero-vad"]),
         Row(name: "French: the most accurate multilingual model installed (an English-only one does not speak it)",
             plan: { try plan(french, installed: all.union(["whisper-medium", "distil-whisper-large-v3.5"])) },
             runs: "whisper-medium", language: .given, installs: ["whisper-base", "silero-vad"]),
         Row(name: "live: the default runs when installed, for speed",
             plan: { try plan(live: true, installed: all.union(["whisper-large-v3-turbo"])) },
+            runs: "moonshine-base-en", language: .given, installs: ["moonshine-base-en", "silero-vad"]),
+        Row(name: "live with contextual strings: the default that takes them, when installed",
+            plan: { try plan(live: true, needs: .prompt, installed: all.union(["whisper-large-v3-turbo"])) },
             runs: "whisper-tiny.en", language: .given, installs: ["whisper-tiny.en", "silero-vad"]),
         Row(name: "live without the default installed: the most accurate installed model",
             plan: { try plan(live: true, installed: ["whisper-base", "whisper-small"]) },
-            runs: "whisper-small", language: .given, installs: ["whisper-tiny.en", "silero-vad"]),
-        Row(name: "Moonshine installed: Whisper still runs unnamed, in files and live (Moonshine runs when named)",
-            plan: { try plan(installed: all.union(["moonshine-base-en"])) }, runs: "whisper-tiny.en", language: .given,
-            installs: ["whisper-tiny.en", "silero-vad"]),
-        Row(name: "live with Moonshine the only English model installed: the default",
-            plan: { try plan(live: true, installed: ["moonshine-base-en"]) }, runs: "whisper-tiny.en", language: .given,
-            installs: ["whisper-tiny.en", "silero-vad"]),
+            runs: "whisper-small", language: .given, installs: ["moonshine-base-en", "silero-vad"]),
+        Row(name: "Moonshine installed with more accurate Whisper models: the most accurate runs",
+            plan: { try plan(installed: all.union(["whisper-small.en"])) }, runs: "whisper-small.en", language: .given,
+            installs: ["moonshine-base-en", "silero-vad"]),
+        Row(name: "live with Moonshine the only English model installed: it runs",
+            plan: { try plan(live: true, installed: ["moonshine-base-en"]) }, runs: "moonshine-base-en", language: .given,
+            installs: ["moonshine-base-en", "silero-vad"]),
         Row(name: "Moonshine named: it runs, English",
             plan: { try plan(model: "moonshine-base-en", installed: []) }, runs: "moonshine-base-en", language: .given,
             installs: ["moonshine-base-en", "silero-vad"]),
@@ -92,10 +108,12 @@ import SpeechEngine
         #expect(plan.requiredModelIDs == row.installs)
     }
 
-    @Test("after detection: the model named, else the most accurate installed model that speaks the detected language")
+    @Test("after detection: the model named, else the most accurate installed model that speaks the detected language and serves the request")
     func detectedLanguageModel() throws {
         let detecting = try Self.plan(detects: true, installed: Self.all)
-        #expect(detecting.modelID(forDetected: "en") == "whisper-tiny.en")
+        #expect(detecting.modelID(forDetected: "en") == "moonshine-base-en")
+        let prompted = try Self.plan(detects: true, needs: .prompt, installed: Self.all)
+        #expect(prompted.modelID(forDetected: "en") == "whisper-tiny.en", "a prompt: the English model that takes one")
         #expect(detecting.modelID(forDetected: "fr") == "whisper-base")
         let more = try Self.plan(detects: true, installed: Self.all.union(["whisper-small", "distil-whisper-large-v3.5"]))
         #expect(more.modelID == "whisper-base", "the smallest installed multilingual model detects")

@@ -7,6 +7,7 @@ import TestSupport
 struct FakeModule: AssetDependentModule {
     var assetLocales: [Locale] = []
     var assetModelIDs: [String] = []
+    var assetNeeds: CatalogModel.Capabilities = []
 }
 
 @Suite struct AssetInventoryTests {
@@ -45,6 +46,18 @@ struct FakeModule: AssetDependentModule {
         try await library.store.install(vad.id)
         #expect(await library.status(forModules: [english, detector]) == .installed)
         #expect(AssetInventory.Status.unsupported < .supported && AssetInventory.Status.downloading < .installed)
+    }
+
+    @Test("an English module needs Moonshine, or whisper-tiny.en when it asks for an initial prompt or alternatives")
+    func englishAssetsServeTheModule() throws {
+        defer { try? FileManager.default.removeItem(at: root) }
+        let library = AssetLibrary(store: ModelStore(home: root, catalog: .builtIn))
+        let english = [Locale(identifier: "en-US")]
+        #expect(library.requiredModelIDs(for: FakeModule(assetLocales: english)) == ["moonshine-base-en"])
+        #expect(library.requiredModelIDs(for: FakeModule(assetLocales: english, assetNeeds: .alternatives))
+                == ["whisper-tiny.en"])
+        #expect(library.requiredModelIDs(for: FakeModule(assetLocales: [Locale(identifier: "fr-FR")], assetNeeds: .all))
+                == ["whisper-base"])
     }
 
     @Test func statusIsDownloadingWhileAnInstallRuns() async throws {

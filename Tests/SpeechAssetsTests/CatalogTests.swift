@@ -49,7 +49,7 @@ import Testing
         // `hf:` names the catalog entry serving that repository, whatever the letter case.
         #expect(catalog.model("hf:systran/faster-whisper-small")?.id == "whisper-small")
         let resolver = LocaleModelResolver(catalog: catalog)
-        #expect(resolver.modelID(for: Locale(identifier: "en-US")) == "whisper-tiny.en")
+        #expect(resolver.modelID(for: Locale(identifier: "en-US")) == "moonshine-base-en")
         #expect(resolver.modelID(for: Locale(identifier: "fr-FR")) == "whisper-base")
         // Cantonese: only large-v3's vocabulary has it; the smaller of its two models.
         #expect(resolver.modelID(for: Locale(identifier: "yue")) == "whisper-large-v3-turbo")
@@ -86,10 +86,14 @@ import Testing
         }
     }
 
-    @Test func englishDefaultsToTinyEnglishOthersToBase() {
+    @Test("English defaults to Moonshine, to whisper-tiny.en for a request with an initial prompt or alternatives; other languages to whisper-base")
+    func englishDefaultsToMoonshineOthersToBase() {
         let resolver = LocaleModelResolver(catalog: .builtIn)
-        #expect(resolver.modelID(for: Locale(identifier: "en-US")) == "whisper-tiny.en")
-        #expect(resolver.modelID(for: Locale(identifier: "en_GB")) == "whisper-tiny.en")
+        #expect(resolver.modelID(for: Locale(identifier: "en-US")) == "moonshine-base-en")
+        #expect(resolver.modelID(for: Locale(identifier: "en_GB")) == "moonshine-base-en")
+        #expect(resolver.modelID(for: Locale(identifier: "en-US"), serving: .prompt) == "whisper-tiny.en")
+        #expect(resolver.modelID(for: Locale(identifier: "en-US"), serving: .alternatives) == "whisper-tiny.en")
+        #expect(resolver.modelID(for: Locale(identifier: "fr-FR"), serving: .all) == "whisper-base")
         #expect(resolver.modelID(for: Locale(identifier: "fr-FR")) == "whisper-base")
         #expect(resolver.modelID(for: Locale(identifier: "ja")) == "whisper-base")
         #expect(resolver.modelID(for: Locale(identifier: "jv-ID")) == "whisper-base")  // Whisper calls it "jw"

@@ -35,6 +35,8 @@ import TestSupport
         for item in items {
             let tokens = try model.tokens(samples: try WAV.read(item.wav16kURL))
             #expect(tokens == expected[item.wav16kURL.path], "\(item.id): \(model.tokenizer.decode(tokens))")
+            // The tokenizer's encoding (contextual biasing's phrases) gives the model's own tokens back from its text.
+            #expect(model.tokenizer.encode(model.tokenizer.decode(tokens)) == tokens, "\(item.id): encoded again")
             errors += WordErrorRate.score(reference: item.transcript, hypothesis: model.tokenizer.decode(tokens),
                                           language: "en")
         }

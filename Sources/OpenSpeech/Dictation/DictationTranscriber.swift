@@ -49,6 +49,7 @@ public final class DictationTranscriber: LocaleDependentSpeechModule, AnalyzerDr
     /// The locale the transcriber was created for, as a one-element array.
     public let selectedLocales: [Locale]
     let processor: any ModuleProcessor
+    private let needs: CatalogModel.Capabilities
 
     /// A transcriber for `locale` with a preset's options.
     public convenience init(locale: Locale, preset: Preset) {
@@ -86,6 +87,7 @@ public final class DictationTranscriber: LocaleDependentSpeechModule, AnalyzerDr
                                           alternatives: result.alternatives.map(formatter.format).distinctTexts()))
             },
             end: { error in error.map { continuation.finish(throwing: $0) } ?? continuation.finish() })
+        needs = transcription.settings.needs
         let customModels = contentHints.compactMap(\.modelConfiguration)
         processor = customModels.isEmpty ? transcription
             : CustomVocabularyProcessor(wrapping: transcription, configurations: customModels)
@@ -124,4 +126,7 @@ public final class DictationTranscriber: LocaleDependentSpeechModule, AnalyzerDr
 
     /// The locales whose models the transcriber needs installed.
     public var assetLocales: [Locale] { selectedLocales }
+    /// What the transcriber asks of its locale's model (alternatives): the default installed is one that serves it.
+    /// Not in Apple's API.
+    public var assetNeeds: CatalogModel.Capabilities { needs }
 }

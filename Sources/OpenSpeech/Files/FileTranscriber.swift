@@ -84,6 +84,12 @@ public struct FileTranscriber: Sendable {
         /// speech is what catches that (`SkippedSpeech`), so only with it is int8 the default.
         public var defaultComputeType: ComputeType { detectsSpeech ? .auto : .float32 }
 
+        /// What these options ask of the model beyond the language: a prompt, when one is given (with no model named,
+        /// a model that takes one runs).
+        public var needs: CatalogModel.Capabilities {
+            prompt.map { !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty } == true ? .prompt : []
+        }
+
         /// The compute type the transcription runs in: the one given, else `defaultComputeType`.
         public var effectiveComputeType: ComputeType { computeType ?? defaultComputeType }
     }
@@ -102,8 +108,9 @@ public struct FileTranscriber: Sendable {
         /// The language detected in the file's first speech (`Options.detectsLanguage`), before it is transcribed.
         case languageDetected(DetectedLanguage)
         /// The catalog model that transcribes the file and the compute type it runs in on this machine (`auto`
-        /// resolved), as the transcription starts.
-        case model(id: String, computeType: ComputeType)
+        /// resolved; nil for a family whose products run as its weights are stored: Moonshine), as the transcription
+        /// starts.
+        case model(id: String, computeType: ComputeType?)
     }
 
     /// The settings every transcription of this transcriber uses.
@@ -136,7 +143,7 @@ public struct FileTranscriber: Sendable {
         return try TranscriptionPlan(
             .init(locale: options.locale, modelID: options.modelID, task: options.task,
                   detectsLanguage: options.detectsLanguage, detectsLanguagePerWindow: options.detectsLanguagePerWindow,
-                  detectsSpeech: options.detectsSpeech),
+                  detectsSpeech: options.detectsSpeech, needs: options.needs),
             store: store)
     }
 
@@ -372,7 +379,8 @@ public struct FileTranscriber: Sendable {
         }
         cancellation.attach(analyzer)
         events(.progress(0))
-        events(.model(id: modelID, computeType: options.effectiveComputeType.resolved))
+        let family = store.catalog.model(modelID).flatMap { SpeechModelFamily(rawValue: $0.family) } ?? .whisper
+        events(.model(id: modelID, computeType: family.hasComputeTypes ? options.effectiveComputeType.resolved : nil))
         let fed: (samples: Int64, truncation: AudioTruncation?)
         do {
             switch input {

@@ -18,6 +18,9 @@ struct TranscriptionPlan: Sendable {
         /// Live transcription: with no model named, the locale's default (chosen for speed) runs when installed,
         /// not the most accurate installed model, which may not keep up with speech on a CPU.
         var favoursLatency = false
+        /// What the request asks of the model beyond its language (a prompt, alternatives): with no model named,
+        /// only a model that serves it runs (`CatalogModel.serves`).
+        var needs: CatalogModel.Capabilities = []
     }
 
     /// How the language of the speech is decided.
@@ -79,9 +82,9 @@ struct TranscriptionPlan: Sendable {
         }
         // Translation with no model named, where the locale's default is English-only: the multilingual model.
         let translating = request.task == .translate && request.modelID == nil
-            && resolver.model(for: request.locale).map(LanguageModelChoice.isEnglishOnly) == true
+            && resolver.model(for: request.locale, serving: request.needs).map(LanguageModelChoice.isEnglishOnly) == true
             ? choice.detectionModelID(requested: nil) : nil
-        guard let id = request.modelID ?? translating ?? resolver.modelID(for: request.locale) else {
+        guard let id = request.modelID ?? translating ?? resolver.modelID(for: request.locale, serving: request.needs) else {
             throw SFSpeechError(.cannotAllocateUnsupportedLocale, "No model transcribes \(request.locale.identifier); "
                 + "see `openspeech models list` for the languages the catalog covers.")
         }
@@ -93,7 +96,8 @@ struct TranscriptionPlan: Sendable {
         } else {
             language = .given
             modelID = request.modelID == nil && translating == nil
-                ? choice.installedModelID(for: request.locale, favouringLatency: request.favoursLatency) ?? id
+                ? choice.installedModelID(for: request.locale, needs: request.needs,
+                                         favouringLatency: request.favoursLatency) ?? id
                 : id
         }
     }
@@ -105,10 +109,10 @@ struct TranscriptionPlan: Sendable {
 
     /// The model that transcribes speech detected as `language` (nil: none was heard) with `.detectedFirst`: the
     /// model named, else for translation the detecting model, else the most accurate installed model that speaks the
-    /// language (the detecting model knows every language).
+    /// language and serves the request's needs (the detecting model knows every language).
     func modelID(forDetected language: String?) -> String {
         if let named = request.modelID { return named }
         guard let language, request.task == .transcribe else { return modelID }
-        return choice.transcriptionModelID(for: language, detectionModelID: modelID)
+        return choice.transcriptionModelID(for: language, needs: request.needs, detectionModelID: modelID)
     }
 }

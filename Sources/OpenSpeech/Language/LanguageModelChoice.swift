@@ -27,29 +27,30 @@ struct LanguageModelChoice: Sendable {
         return multilingualModels.first?.id
     }
 
-    /// The model to transcribe `language` with, once detected by `detectionModelID` (installed): the most accurate
-    /// installed model that speaks it, which may be the detecting one.
-    func transcriptionModelID(for language: String, detectionModelID: String) -> String {
-        mostAccurateInstalledModelID(for: language) ?? detectionModelID
+    /// The model to transcribe `language` with in a request that needs `needs`, once detected by
+    /// `detectionModelID` (installed): the most accurate installed model that speaks it and serves them, which may be
+    /// the detecting one.
+    func transcriptionModelID(for language: String, needs: CatalogModel.Capabilities, detectionModelID: String) -> String {
+        mostAccurateInstalledModelID(for: language, serving: needs) ?? detectionModelID
     }
 
-    /// The installed speech model that transcribes `language` best (nil: none speaks it): the most accurate class
-    /// (`CatalogModel.accuracyClass`, a model of unknown accuracy after every class); in one class the model
-    /// dedicated to fewer languages (English-only before multilingual), then the smaller. Only a model that may be a
-    /// default runs unnamed (`CatalogModel.mayBeDefault`: not Moonshine).
-    func mostAccurateInstalledModelID(for language: String) -> String? {
+    /// The installed speech model that transcribes `language` best and serves `needs` (nil: none does): the most
+    /// accurate class (`CatalogModel.accuracyClass`, a model of unknown accuracy after every class); in one class the
+    /// model dedicated to fewer languages (English-only before multilingual), then the smaller.
+    func mostAccurateInstalledModelID(for language: String, serving needs: CatalogModel.Capabilities) -> String? {
         catalog.models
-            .filter { $0.mayBeDefault && $0.languages.contains(language) && installed.contains($0.id) }
+            .filter { $0.serves(needs) && $0.languages.contains(language) && installed.contains($0.id) }
             .min { ($0.accuracyClass ?? .max, $0.languages.count, $0.size, $0.id)
                     < ($1.accuracyClass ?? .max, $1.languages.count, $1.size, $1.id) }?.id
     }
 
-    /// The model for `locale` as the models are installed now: the most accurate installed model that speaks its
-    /// language (`favouringLatency`: the locale's default first, when installed), else its default (nil: no model
-    /// speaks it).
-    func installedModelID(for locale: Locale, favouringLatency: Bool) -> String? {
-        guard let preferred = LocaleModelResolver(catalog: catalog).modelID(for: locale) else { return nil }
+    /// The model for `locale` in a request that needs `needs`, as the models are installed now: the most accurate
+    /// installed model that speaks its language and serves them (`favouringLatency`: the locale's default first, when
+    /// installed), else its default (nil: no model speaks it).
+    func installedModelID(for locale: Locale, needs: CatalogModel.Capabilities, favouringLatency: Bool) -> String? {
+        guard let preferred = LocaleModelResolver(catalog: catalog).modelID(for: locale, serving: needs) else { return nil }
         if favouringLatency && installed.contains(preferred) { return preferred }
-        return LocaleModelResolver.whisperLanguage(of: locale).flatMap(mostAccurateInstalledModelID) ?? preferred
+        return LocaleModelResolver.whisperLanguage(of: locale).flatMap { mostAccurateInstalledModelID(for: $0, serving: needs) }
+            ?? preferred
     }
 }

@@ -10,12 +10,14 @@ struct ModelLease {
     let session: any WindowDecoder & LongFormDecoder
     /// Volatile previews' own session (nil: previews use `session`).
     let previewSession: (any WindowDecoder)?
+    /// The catalog id of the model results are decoded with.
+    let modelID: String
     private let keys: [ModelCache.Key]
 
     /// Loads (or shares) the model the plan for `settings` runs (`TranscriptionPlan`: the detecting model when the
-    /// language is detected, else the model named, else the locale's installed one). Throws `SFSpeechError`: no model
-    /// transcribes the locale, it is not installed or not in the catalog (`noModel`, as Apple's analyzer says of a
-    /// missing asset), or it cannot do the task.
+    /// language is detected, else the model named, else the locale's installed one that serves the request). Throws
+    /// `SFSpeechError`: no model transcribes the locale, it is not installed or not in the catalog (`noModel`, as
+    /// Apple's analyzer says of a missing asset), or it cannot do the task.
     static func acquire(for settings: TranscriptionProcessor.Settings, retention: SpeechAnalyzer.Options.ModelRetention,
                         isolation: isolated (any Actor)? = #isolation) async throws -> ModelLease {
         let store = settings.store
@@ -47,8 +49,8 @@ struct ModelLease {
                 previewSession = previewModel.makeSession(maxBeams: 1)
             }
         }
-        return ModelLease(session: model.makeSession(maxBeams: settings.beamSize),
-                          previewSession: previewSession, keys: keys)
+        return ModelLease(session: model.makeSession(maxBeams: settings.beamSize), previewSession: previewSession, modelID: id,
+                          keys: keys)
     }
 
     /// Gives the models back to the cache (which keeps or frees them as their retention says).

@@ -14,9 +14,10 @@ import SpeechAudio
 /// previews are greedy.
 ///
 /// Differs from Apple's: the locale picks a catalog model, or `EngineConfiguration.modelID` names one. Its default
-/// (English: `whisper-tiny.en`, others `whisper-base`) is what gets installed; final-only transcription runs the most
-/// accurate installed model that speaks the language (`CatalogModel.accuracyClass`), live transcription
-/// (`.volatileResults`) the default when it is installed, for speed. Each result's text keeps Whisper's leading
+/// (English: `moonshine-base-en`, or `whisper-tiny.en` with an `initialPrompt` or `.alternativeTranscriptions`, which
+/// Moonshine does not take; others `whisper-base`) is what gets installed; final-only transcription runs the most
+/// accurate installed model that speaks the language and serves the request (`CatalogModel.accuracyClass`), live
+/// transcription (`.volatileResults`) the default when it is installed, for speed. Each result's text keeps Whisper's leading
 /// space except the session's first, so concatenating results gives the transcript.
 public final class SpeechTranscriber: LocaleDependentSpeechModule, AnalyzerDrivenModule {
     /// A transcription of a stretch of audio, as in Apple's Speech.
@@ -175,4 +176,7 @@ public final class SpeechTranscriber: LocaleDependentSpeechModule, AnalyzerDrive
     public var assetLocales: [Locale] { engineConfiguration.modelID == nil ? selectedLocales : [] }
     /// The catalog model the transcriber needs when `EngineConfiguration.modelID` names one. Not in Apple's API.
     public var assetModelIDs: [String] { engineConfiguration.modelID.map { [$0] } ?? [] }
+    /// What the transcriber asks of its locale's model (an initial prompt, alternatives): the default installed is one
+    /// that serves it (English: whisper-tiny.en rather than Moonshine). Not in Apple's API.
+    public var assetNeeds: CatalogModel.Capabilities { (processor as? TranscriptionProcessor)?.settings.needs ?? [] }
 }

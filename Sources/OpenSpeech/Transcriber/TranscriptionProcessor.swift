@@ -2,6 +2,7 @@ import Foundation
 import SpeechAssets
 import SpeechAudio
 import SpeechEngine
+import Synchronization
 
 /// A transcriber's adapter to the analyzer: holds its models (`ModelLease`), the analysis context's prompt
 /// (`ContextPrompt`) and the detector's regions, and hands the audio to its strategy, final-only
@@ -14,6 +15,8 @@ actor TranscriptionProcessor: ModuleProcessor {
     private let end: @Sendable ((any Error)?) -> Void
 
     private var lease: ModelLease?
+    /// `lease`'s model, for `plannedModelID` outside the actor.
+    private let leasedModelID = Mutex<String?>(nil)
     private var strategy: (any TranscriptionStrategy)?
     /// The context's strings (all tags): the phrases the engine's contextual biasing favours and prompts may start with.
     private var contextPhrases: [String] = []
@@ -45,9 +48,10 @@ actor TranscriptionProcessor: ModuleProcessor {
         return (try? TranscriptionPlan(request, store: store)).flatMap { store.installedDirectory(for: $0.modelID) }
     }
 
-    /// The catalog id of the model the plan for these settings runs as the models are installed now (nil: none).
+    /// The catalog id of the model this transcriber runs: once prepared, the one it loaded; before, the one the plan
+    /// for these settings chooses as the models are installed now (nil: none).
     nonisolated var plannedModelID: String? {
-        (try? TranscriptionPlan(settings.planRequest, store: settings.store))?.modelID
+        leasedModelID.withLock { $0 } ?? (try? TranscriptionPlan(settings.planRequest, store: settings.store))?.modelID
     }
 
     // MARK: ModuleProcessor
@@ -55,8 +59,13 @@ actor TranscriptionProcessor: ModuleProcessor {
     func prepare(context: AnalysisContext, retention: SpeechAnalyzer.Options.ModelRetention) async throws {
         setContext(context)
         guard lease == nil else { return }
-        let lease = try await ModelLease.acquire(for: settings, retention: retention)
+        try await start(with: ModelLease.acquire(for: settings, retention: retention))
+    }
+
+    /// Holds `lease` and makes the strategy that decodes with it.
+    private func start(with lease: ModelLease) {
         self.lease = lease
+        leasedModelID.withLock { $0 = lease.modelID }
         let session = lease.session
         let prompt = ContextPrompt(phrases: contextPhrases, encode: { session.encode($0) })
         self.prompt = prompt

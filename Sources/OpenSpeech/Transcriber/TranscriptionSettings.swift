@@ -46,7 +46,17 @@ extension TranscriptionProcessor.Settings {
     /// What these settings ask of a `TranscriptionPlan` (a detector beside the transcriber is the analyzer's).
     var planRequest: TranscriptionPlan.Request {
         .init(locale: locale, modelID: modelID, task: task, detectsLanguage: detectsLanguage,
-              detectsLanguagePerWindow: detectsLanguagePerWindow, detectsSpeech: false, favoursLatency: volatile)
+              detectsLanguagePerWindow: detectsLanguagePerWindow, detectsSpeech: false, favoursLatency: volatile,
+              needs: needs)
+    }
+
+    /// What the transcription asks of the model beyond its language: a prompt (an initial prompt), alternatives
+    /// (final-only results that carry them). The analysis context's strings need nothing: every family favours them.
+    var needs: CatalogModel.Capabilities {
+        var needs: CatalogModel.Capabilities = []
+        if !initialPromptText.isEmpty { needs.insert(.prompt) }
+        if alternatives && !volatile { needs.insert(.alternatives) }
+        return needs
     }
 
     /// The initial prompt as the text heard before the audio, which the transcript then continues (Whisper's

@@ -84,11 +84,12 @@ package struct RealtimeSessionSettings: Sendable, Equatable {
         if let model = update.model?.trimmingCharacters(in: .whitespaces) {
             next.model = model.isEmpty ? "whisper-1" : model
         }
-        if update.model != nil || update.language != nil {
-            next.modelID = try Self.resolveModelID(requested: next.model, locale: next.locale, configuration: configuration)
-        }
         if let prompt = update.prompt { next.prompt = prompt.isEmpty ? nil : prompt }
         if let hotwords = update.hotwords { next.hotwords = hotwords }
+        if update.model != nil || update.language != nil || update.prompt != nil {
+            next.modelID = try Self.resolveModelID(requested: next.model, locale: next.locale,
+                                                   needs: next.options(configuration).needs, configuration: configuration)
+        }
         switch update.turnDetection {
         case nil: break
         case .off: next.turnDetection = nil
@@ -111,9 +112,11 @@ package struct RealtimeSessionSettings: Sendable, Equatable {
         return next
     }
 
-    /// The catalog model for `requested` (an OpenAI name, served by the default model, or a catalog id) in `locale`.
-    static func resolveModelID(requested: String, locale: Locale, configuration: ServerConfiguration) throws(RealtimeEventError) -> String {
-        switch ServedModel.modelID(requested: requested, locale: locale, configuration: configuration) {
+    /// The catalog model for `requested` (an OpenAI name, served by the default model, or a catalog id) in `locale`,
+    /// for a session that needs `needs`.
+    static func resolveModelID(requested: String, locale: Locale, needs: CatalogModel.Capabilities = [],
+                               configuration: ServerConfiguration) throws(RealtimeEventError) -> String {
+        switch ServedModel.modelID(requested: requested, locale: locale, needs: needs, configuration: configuration) {
         case .success(let id):
             return id
         case .failure(.unknownModel):

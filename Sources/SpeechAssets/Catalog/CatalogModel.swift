@@ -66,12 +66,25 @@ public struct CatalogModel: Sendable, Hashable, Codable, Identifiable {
     /// Whether this is a speech-to-text model.
     public var isTranscriptionModel: Bool { Self.transcriptionFamilies.contains(family) }
 
-    /// The families a locale's default model is chosen from: those that take everything a request may bring (a
-    /// prompt, contextual strings, alternatives). Moonshine takes none of these and runs when named, although it is
-    /// more accurate than whisper-tiny.en on files and live (BENCHMARKS.md "Moonshine"): a default must serve what an
-    /// analysis context may bring after its assets were installed.
-    public static let defaultFamilies: Set<String> = ["whisper"]
+    /// What a request may ask of a speech model beyond its language: only a model that serves all of it runs unnamed
+    /// for that request (`LocaleModelResolver.model(for:serving:)`).
+    public struct Capabilities: OptionSet, Sendable, Hashable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
 
-    /// Whether a locale's default may be this model (`LocaleModelResolver`).
-    public var mayBeDefault: Bool { isTranscriptionModel && Self.defaultFamilies.contains(family) }
+        /// Text as if heard before the audio: an initial prompt (the decoder's first prompt). Contextual strings and
+        /// a custom language model's phrases need nothing: every family favours them (contextual biasing).
+        public static let prompt = Capabilities(rawValue: 1)
+        /// Other hypotheses beside the best, as alternatives.
+        public static let alternatives = Capabilities(rawValue: 2)
+        /// Everything a request may ask.
+        public static let all: Capabilities = [.prompt, .alternatives]
+    }
+
+    /// What this model serves: Whisper's take a prompt and give a beam's alternatives; Moonshine's do neither (its
+    /// decoder starts from the audio alone, greedily; it favours contextual strings as Whisper's do).
+    public var capabilities: Capabilities { family == "whisper" ? .all : [] }
+
+    /// Whether this is a speech-to-text model that serves everything in `needs`.
+    public func serves(_ needs: Capabilities) -> Bool { isTranscriptionModel && capabilities.isSuperset(of: needs) }
 }

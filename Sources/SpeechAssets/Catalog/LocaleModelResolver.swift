@@ -4,11 +4,11 @@ import Foundation
 /// supported locale closest to one a user asks for. The transcribers call this; `AssetInventory` is built on it.
 ///
 /// A locale's language picks the model; its region only matters for matching (Whisper has no regional variants).
-/// English defaults to the fastest good English model (`whisper-tiny.en`), other languages to the smallest
-/// multilingual model (`whisper-base`): among the speech models supporting a language, built-in ones first (those a
-/// Python package provides before those only the Hugging Face Hub serves: a default installs without the Hub), the
-/// one dedicated to the fewest languages wins, then the smallest. Only families that take every request may be a
-/// default (`CatalogModel.mayBeDefault`: not Moonshine, which runs when named).
+/// Among the speech models that speak the language and serve what the request needs (`CatalogModel.serves`), built-in
+/// ones first (those a Python package provides before those only the Hugging Face Hub serves: a default installs
+/// without the Hub), the one dedicated to the fewest languages wins, then the smallest. English therefore defaults to
+/// `moonshine-base-en`, and to `whisper-tiny.en` for a request with an initial prompt or alternatives (which
+/// Moonshine does not take); other languages to the smallest multilingual model (`whisper-base`).
 public struct LocaleModelResolver: Sendable {
     public let catalog: ModelCatalog
 
@@ -16,11 +16,12 @@ public struct LocaleModelResolver: Sendable {
         self.catalog = catalog
     }
 
-    /// The default model for transcribing `locale`, or nil if no catalog model speaks its language.
-    public func model(for locale: Locale) -> CatalogModel? {
+    /// The default model for transcribing `locale` in a request that needs `needs`, or nil if no catalog model that
+    /// serves them speaks its language.
+    public func model(for locale: Locale, serving needs: CatalogModel.Capabilities = []) -> CatalogModel? {
         guard let language = Self.whisperLanguage(of: locale) else { return nil }
         return catalog.models
-            .filter { $0.mayBeDefault && $0.languages.contains(language) }
+            .filter { $0.serves(needs) && $0.languages.contains(language) }
             .min { (rank($0), $0.languages.count, $0.size, $0.id) < (rank($1), $1.languages.count, $1.size, $1.id) }
     }
 
@@ -30,8 +31,10 @@ public struct LocaleModelResolver: Sendable {
         ModelCatalog.builtIn.model(model.id) == nil ? 2 : model.isHubSourced ? 1 : 0
     }
 
-    /// The id of `model(for:)`.
-    public func modelID(for locale: Locale) -> String? { model(for: locale)?.id }
+    /// The id of `model(for:serving:)`.
+    public func modelID(for locale: Locale, serving needs: CatalogModel.Capabilities = []) -> String? {
+        model(for: locale, serving: needs)?.id
+    }
 
     /// Every locale some catalog speech model transcribes: each language alone and in each region the system
     /// knows for it (`en`, `en-US`, `en-GB`...), so comparing `identifier(.bcp47)` with a regional locale works.

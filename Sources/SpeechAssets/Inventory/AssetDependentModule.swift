@@ -11,9 +11,13 @@ public protocol AssetDependentModule: Sendable {
     var assetLocales: [Locale] { get }
     /// Catalog model ids the module needs. When not empty, they replace the locales' default models.
     var assetModelIDs: [String] { get }
+    /// What the module asks of its locales' models beyond the language (an initial prompt, alternatives): their
+    /// default is then one that serves it (`LocaleModelResolver.model(for:serving:)`).
+    var assetNeeds: CatalogModel.Capabilities { get }
 }
 
 extension AssetDependentModule {
     public var assetLocales: [Locale] { [] }
     public var assetModelIDs: [String] { [] }
+    public var assetNeeds: CatalogModel.Capabilities { [] }
 }

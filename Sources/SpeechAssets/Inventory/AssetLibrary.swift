@@ -87,7 +87,7 @@ public struct AssetLibrary: Sendable {
         }
         var ids: [String] = []
         for locale in module.assetLocales {
-            guard let id = resolver.modelID(for: locale) else { return nil }
+            guard let id = resolver.modelID(for: locale, serving: module.assetNeeds) else { return nil }
             if !ids.contains(id) { ids.append(id) }
         }
         return ids

@@ -106,8 +106,12 @@ final class MoonshineTranscription {
     /// `readsPastOpeningEnd`, a first step that chooses the end token is not the end: the first token is chosen among
     /// the others, and the tokens are kept when their mean log-probability reaches `openingEndLeastLogProbability`
     /// (else none: nothing was said). Without it the decoding is the model's own (ONNX Runtime's greedy tokens).
+    ///
+    /// `biasing` (contextual biasing's phrases, `ContextualBiasing`) is added to each beam's scores before its next
+    /// token is chosen; a greedy token's log-probability stays the model's own.
     func decode(samples: [Float], beamSize: Int, maxTokens: Int? = nil,
-                attentionHeads: [(layer: Int, head: Int)], readsPastOpeningEnd: Bool = false) -> Decoding {
+                attentionHeads: [(layer: Int, head: Int)], readsPastOpeningEnd: Bool = false,
+                biasing: ContextualBiasing? = nil) -> Decoding {
         precondition(beamSize >= 1 && beamSize <= decoder.maxBeams, "MoonshineTranscription: a beam it was not made for")
         let frames = encoder.frames(samples: samples.count)
         guard frames > 0 else {
@@ -122,18 +126,34 @@ final class MoonshineTranscription {
         var next = [MoonshineTokenizer.startOfTranscript]
         var greedyLogProbabilities: [Double] = []
         var openingEnd = false
+        // The biased rows, one per beam (allocated once per clip, only with biasing).
+        var biased = biasing.map { _ in [Float](repeating: 0, count: beamSize * vocabulary) } ?? []
         for step in 0..<budget {
             let logits = decoder.step(next)
             if step == 0 && readsPastOpeningEnd {
                 openingEnd = Vector.max(logits, count: vocabulary) == logits[end]
             }
             let scoreBefore = search.scores[0]
-            guard let chosen = search.advance(logits: logits, vocabulary: vocabulary, isLast: step + 1 == budget,
-                                              allowsEnd: !openingEnd || step > 0) else {
-                break
+            let chosen = biased.withUnsafeMutableBufferPointer { rows -> (origins: [Int], tokens: [Int])? in
+                guard let biasing, let rows = rows.baseAddress else {
+                    return search.advance(logits: logits, vocabulary: vocabulary, isLast: step + 1 == budget,
+                                          allowsEnd: !openingEnd || step > 0)
+                }
+                for (beam, sequence) in search.sequences.enumerated() {
+                    let row = rows + beam * vocabulary
+                    row.update(from: logits + beam * vocabulary, count: vocabulary)
+                    biasing.apply(row, count: vocabulary, sampled: sequence[...])
+                }
+                return search.advance(logits: rows, vocabulary: vocabulary, isLast: step + 1 == budget,
+                                      allowsEnd: !openingEnd || step > 0)
             }
-            // Greedy: the search's cumulative score grew by the chosen token's log-probability.
-            if beamSize == 1 { greedyLogProbabilities.append(Double(search.scores[0] - scoreBefore)) }
+            guard let chosen else { break }
+            // Greedy: the search's cumulative score grew by the chosen token's log-probability (with biasing, the
+            // model's own is read from its logits).
+            if beamSize == 1 {
+                greedyLogProbabilities.append(biasing == nil ? Double(search.scores[0] - scoreBefore)
+                                              : Self.logProbability(of: chosen.tokens[0], in: logits, vocabulary))
+            }
             decoder.reorder(chosen.origins)
             next = chosen.tokens
         }

@@ -3,11 +3,14 @@ import Foundation
 /// Transcription with a Moonshine model: its encoder and decoder memory, for one task at a time (not for concurrent
 /// use). A window (live) is one clip decoded as it is; a long recording is cut into clips at pauses (`ClipCuts`). Each
 /// clip gives one segment per sentence when word times are asked for, else one segment spanning the clip (Moonshine
-/// writes no timestamps of its own). It hears English only, takes no prompt (previous text and the context's words
-/// are not given to it) and no biasing phrases, and samples no fallback temperatures.
+/// writes no timestamps of its own). It hears English only, takes no prompt (previous text and an initial prompt are
+/// not given to it), favours the biasing phrases (`TranscriptionOptions.biasingPhrases`, contextual biasing over its
+/// own tokens), and samples no fallback temperatures.
 public final class MoonshineSession {
     public let model: MoonshineModel
     private let transcription: MoonshineTranscription
+    /// The last biasing built (live transcription decodes with the same phrases again and again).
+    private var biasingCache: (phrases: [String], biasing: ContextualBiasing)?
 
     public init(model: MoonshineModel, maxBeams: Int = 1) {
         self.model = model
@@ -29,7 +32,8 @@ public final class MoonshineSession {
         let beams = min(max(1, options.beamSize), transcription.maxBeams)
         let heads = wordTimes ? MoonshineWordAlignment.alignmentHeads : []
         let decoding = transcription.decode(samples: samples, beamSize: beams, maxTokens: options.maxNewTokens,
-                                            attentionHeads: heads, readsPastOpeningEnd: true)
+                                            attentionHeads: heads, readsPastOpeningEnd: true,
+                                            biasing: contextualBiasing(options))
         let text = model.tokenizer.decode(decoding.tokens)
         guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return [] }
         let clip = Segment(id: 1, seek: seek, start: timeOffset, end: timeOffset + seconds, text: text,
@@ -56,6 +60,22 @@ public final class MoonshineSession {
             segment.end = segment.words![sentence.count - 1].end
             return segment
         }
+    }
+
+    /// The contextual biasing for `options`' phrases (nil: none, or no weight), with Moonshine's tokenizer: its
+    /// special tokens come first, so every piece is text (`firstSpecial` past the vocabulary).
+    func contextualBiasing(_ options: TranscriptionOptions) -> ContextualBiasing? {
+        guard !options.biasingPhrases.isEmpty, options.biasingWeight > 0 else { return nil }
+        let weight = Float(options.biasingWeight)
+        if let cached = biasingCache, cached.phrases == options.biasingPhrases, cached.biasing.weight == weight {
+            return cached.biasing
+        }
+        let tokenizer = model.tokenizer
+        let biasing = ContextualBiasing(phrases: options.biasingPhrases, weight: weight, firstSpecial: tokenizer.count,
+                                        encode: tokenizer.encode,
+                                        isSpaced: { $0 >= MoonshineTokenizer.firstPiece && tokenizer.startsWord($0) })
+        biasingCache = (options.biasingPhrases, biasing)
+        return biasing
     }
 
     /// For measuring which cross-attention heads align (`whisper-bench moonshine-heads`): the clip's greedy text and,

@@ -7,6 +7,8 @@ import Foundation
 public struct MoonshineTokenizer: Sendable {
     /// The pieces' bytes, by token id.
     let pieces: [[UInt8]]
+    /// The id of each piece (past the special and byte tokens; the lowest id where a piece repeats), for `encode`.
+    private let ids: [[UInt8]: Int]
 
     public static let unknown = 0
     public static let startOfTranscript = 1
@@ -41,7 +43,13 @@ public struct MoonshineTokenizer: Sendable {
             throw ORTFormatError.malformed("tokenizer.bin holds \(pieces.count) pieces, fewer than its special and byte tokens")
         }
         self.pieces = pieces
+        var ids: [[UInt8]: Int] = [:]
+        for id in (Self.firstPiece..<pieces.count).reversed() { ids[pieces[id]] = id }
+        self.ids = ids
     }
+
+    /// The first byte token (`<0x00>`) and the first piece after the 256 byte tokens.
+    static let firstByte = 3, firstPiece = 3 + 256
 
     /// The number of pieces.
     public var count: Int { pieces.count }
@@ -54,6 +62,35 @@ public struct MoonshineTokenizer: Sendable {
             bytes.append(contentsOf: pieces[token])
         }
         return String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "\u{2581}", with: " ")
+    }
+
+    /// The tokens of `text` as SentencePiece's BPE encodes it (for contextual biasing's phrases): spaces become `▁`
+    /// (no `▁` is added before the text), each character is a piece or else its UTF-8 bytes as byte tokens, then the
+    /// adjacent pair whose joined piece comes first in the vocabulary (SentencePiece orders a BPE vocabulary by merge)
+    /// is merged, again and again. The model's own tokens are given back this way for every clip of the corpus
+    /// (`MoonshineParityTests`).
+    public func encode(_ text: String) -> [Int] {
+        var symbols: [(bytes: [UInt8], id: Int, merges: Bool)] = []
+        for scalar in text.replacingOccurrences(of: " ", with: "\u{2581}").unicodeScalars {
+            let bytes = Array(String(scalar).utf8)
+            if let id = ids[bytes] {
+                symbols.append((bytes, id, true))
+            } else {
+                symbols += bytes.map { ([$0], Self.firstByte + Int($0), false) }
+            }
+        }
+        while symbols.count > 1 {
+            var best: (index: Int, id: Int)?
+            for index in 0..<(symbols.count - 1) where symbols[index].merges && symbols[index + 1].merges {
+                if let id = ids[symbols[index].bytes + symbols[index + 1].bytes], id < best?.id ?? .max {
+                    best = (index, id)
+                }
+            }
+            guard let best else { break }
+            symbols[best.index] = (symbols[best.index].bytes + symbols[best.index + 1].bytes, best.id, true)
+            symbols.remove(at: best.index + 1)
+        }
+        return symbols.map(\.id)
     }
 
     /// Whether `token` begins a word: its piece starts with `▁` (a special token or one past the vocabulary does too).
