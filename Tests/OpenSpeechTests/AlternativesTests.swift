@@ -18,11 +18,19 @@ import TestSupport
         return try await collector.value.filter(\.isFinal)
     }
 
-    static func transcriber(alternatives: Bool, attributes: Set<SpeechTranscriber.ResultAttributeOption> = [])
-        -> SpeechTranscriber {
+    static func transcriber(alternatives: Bool, attributes: Set<SpeechTranscriber.ResultAttributeOption> = [],
+                            modelID: String? = nil) -> SpeechTranscriber {
         SpeechTranscriber(locale: TestEnvironment.english, transcriptionOptions: [],
                           reportingOptions: alternatives ? [.alternativeTranscriptions] : [],
-                          attributeOptions: attributes, engineConfiguration: .init(beamSize: 5))
+                          attributeOptions: attributes, engineConfiguration: .init(modelID: modelID, beamSize: 5))
+    }
+
+    @Test("English with .alternativeTranscriptions runs the model that gives them (whisper-tiny.en, not Moonshine)")
+    func alternativesChooseTheModel() async throws {
+        try await TestEnvironment.ready()
+        #expect(Self.transcriber(alternatives: true).selectedModelID == "whisper-tiny.en")
+        #expect(Self.transcriber(alternatives: false).selectedModelID == "moonshine-base-en")
+        #expect(Self.transcriber(alternatives: true).assetNeeds == .alternatives)
     }
 
     static func plain(_ text: AttributedString) -> String { String(text.characters) }
@@ -34,8 +42,8 @@ import TestSupport
         var several = 0
         for clip in Self.clips {
             let with = try await Self.finals(Self.transcriber(alternatives: true), clip: clip)
-            let without = try await Self.finals(Self.transcriber(alternatives: false), clip: clip)
-            // The first alternative is the text the default path gives (same ranges, same words).
+            let without = try await Self.finals(Self.transcriber(alternatives: false, modelID: "whisper-tiny.en"), clip: clip)
+            // The first alternative is the text the same model gives without them (same ranges, same words).
             #expect(with.map { Self.plain($0.alternatives[0]) } == without.map { Self.plain($0.text) }, "\(clip.id)")
             #expect(with.map(\.range) == without.map(\.range), "\(clip.id)")
             #expect(without.allSatisfy { $0.alternatives.count == 1 }, "\(clip.id): one alternative without the option")

@@ -114,6 +114,10 @@ import Testing
         #expect(timeline.streamPosition(ofTimeline: 150) == 50)
         #expect(timeline.streamPosition(ofTimeline: 500) == 200)
         #expect(timeline.streamPosition(ofTimeline: 5_000) == 250)
+        // The break between the two pieces, where a clip of a model that hears clips whole ends.
+        #expect(timeline.firstBreak(in: 0..<250) == 200)
+        #expect(timeline.firstBreak(in: 200..<250) == nil, "a break at the range's start is not inside it")
+        #expect(timeline.firstBreak(in: 0..<200) == nil)
         #expect(timeline.timelineRanges(from: 150) == [250..<300, 1_000..<1_050])
         timeline.discard(before: 210)
         #expect(timeline.pieces.count == 1)

@@ -209,9 +209,9 @@ final class RecordingTaskDelegate: SFSpeechRecognitionTaskDelegate, Sendable {
         try file.write(from: MonoAudio.buffer(samples))
         try file.closeThrowing()
         // The legacy API transcribes in `SpeechTranscriber`'s compute type (float32); `FileTranscriber`'s default with
-        // its detector is auto.
-        let expected = try await FileTranscriber(options: .init(locale: Self.english, wordTimestamps: true,
-                                                                computeType: ComputeType.default),
+        // its detector is auto. Its final results carry alternatives, so English runs whisper-tiny.en (not Moonshine).
+        let expected = try await FileTranscriber(options: .init(locale: Self.english, modelID: "whisper-tiny.en",
+                                                                wordTimestamps: true, computeType: ComputeType.default),
                                                  store: TestModels.store).transcribe(contentsOf: url).text
 
         let fromFile = LegacyResults()

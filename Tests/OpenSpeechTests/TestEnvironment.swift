@@ -2,13 +2,15 @@ import Foundation
 import OpenSpeech
 import TestSupport
 
-/// Points the library at the test model store and installs the English model once.
+/// Points the library at the test model store and installs the English models once.
 enum TestEnvironment {
     static let english = Locale(identifier: "en-US")
 
-    /// Call first in every test that transcribes.
+    /// Call first in every test that transcribes: English's default (Moonshine) and the Whisper model English
+    /// requests with an initial prompt or alternatives run, both installed whatever ran before.
     static func ready() async throws {
         setenv("OPENSPEECH_HOME", TestModels.home.path, 1)
+        _ = try await TestModels.directory(for: "moonshine-base-en")
         _ = try await TestModels.directory(for: "whisper-tiny.en")
     }
 

@@ -225,6 +225,7 @@ final class FinalOnlyTranscription {
     /// over speech is cut before it or decoded again (`SkippedSpeech`; a segment's timestamps often span a sentence
     /// its text leaves out, its words' times do not).
     private func followBreaks() {
+        stream.breaks = { [unowned self] range in timeline.firstBreak(in: range) }
         if regions == nil {
             stream.wordTimestampsWhere = { [unowned self] range in timeline.hasBreak(in: range) }
         } else {

@@ -43,6 +43,12 @@ struct StreamTimeline: Sendable, Equatable {
         pieces.contains { $0.stream > range.lowerBound && $0.stream < range.upperBound }
     }
 
+    /// The first stream position strictly inside `range` where a piece starts (a stretch of the timeline left out
+    /// before it), nil: none.
+    func firstBreak(in range: Range<Int>) -> Int? {
+        pieces.first { $0.stream > range.lowerBound && $0.stream < range.upperBound }?.stream
+    }
+
     /// The index, among the pieces kept, of the piece holding stream position `position` (clamped to the stream):
     /// positions in one piece are contiguous on the timeline.
     func pieceIndex(of position: Int) -> Int {

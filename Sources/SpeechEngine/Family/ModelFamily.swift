@@ -43,12 +43,24 @@ public protocol LongFormStream: AnyObject {
     /// The samples of speech (a detector's) in a range of stream positions (nil: none known); a stream may use it
     /// to check that its words do not step over speech.
     var speechSamples: ((Range<Int>) -> Int)? { get set }
+    /// The first stream position inside a range (after its start) where the input left audio out between two
+    /// stretches (a detector's pause), nil: none. A stream that decodes clips whole ends a clip there, so no clip
+    /// joins two stretches (the default ignores it).
+    var breaks: ((Range<Int>) -> Int?)? { get set }
     /// Audio after the audio so far.
     func append(_ samples: [Float]) throws
     /// Ends the stream's audio at stream position `position`; returns the samples received after it.
     func finish(at position: Int) -> [Float]
     /// The segments now final (none until a window's audio has all arrived, or the stream is finished).
     func decodeAvailable() throws -> [Segment]
+}
+
+extension LongFormStream {
+    /// Whisper's windows join stretches; their timestamps and word times keep them apart.
+    public var breaks: ((Range<Int>) -> Int?)? {
+        get { nil }
+        set {}
+    }
 }
 
 /// A model family's loaded weights: immutable, shared by every session decoding with them.

@@ -62,11 +62,14 @@ public final class MoonshineSession {
         }
     }
 
+    /// Moonshine's weight against Whisper's for the same phrases (`TranscriptionOptions.biasingWeight` × this).
+    static let biasingScale: Float = 0.75
+
     /// The contextual biasing for `options`' phrases (nil: none, or no weight), with Moonshine's tokenizer: its
     /// special tokens come first, so every piece is text (`firstSpecial` past the vocabulary).
     func contextualBiasing(_ options: TranscriptionOptions) -> ContextualBiasing? {
         guard !options.biasingPhrases.isEmpty, options.biasingWeight > 0 else { return nil }
-        let weight = Float(options.biasingWeight)
+        let weight = Float(options.biasingWeight) * Self.biasingScale
         if let cached = biasingCache, cached.phrases == options.biasingPhrases, cached.biasing.weight == weight {
             return cached.biasing
         }
@@ -171,6 +174,7 @@ final class MoonshineLongForm: LongFormStream {
     private var segmentCount = 0
     var wordTimestampsWhere: ((Range<Int>) -> Bool)?
     var speechSamples: ((Range<Int>) -> Int)?
+    var breaks: ((Range<Int>) -> Int?)?
 
     init(session: MoonshineSession, options: TranscriptionOptions) {
         self.session = session
@@ -195,12 +199,22 @@ final class MoonshineLongForm: LongFormStream {
 
     func decodeAvailable() throws -> [Segment] {
         var segments: [Segment] = []
-        while pending.count > cuts.longest || (ended && !pending.isEmpty) {
+        while !pending.isEmpty {
             let start = decodedThrough
-            let count = pending.withUnsafeBufferPointer { audio in
-                cuts.nextClip(audio, speech: speechSamples.map { speech in
-                    { range in speech((start + range.lowerBound)..<(start + range.upperBound)) }
-                })
+            // A clip ends at the first break within its longest length, once the audio after it has come: a clip
+            // joining two stretches aligned the next stretch's first word into the pause before it. The clips still
+            // depend on the audio alone (a break within `longest` is known before `longest` samples wait).
+            let count: Int
+            if let cut = breaks?(start..<(start + min(pending.count, cuts.longest + 1))) {
+                count = cut - start
+            } else if pending.count > cuts.longest || ended {
+                count = pending.withUnsafeBufferPointer { audio in
+                    cuts.nextClip(audio, speech: speechSamples.map { speech in
+                        { range in speech((start + range.lowerBound)..<(start + range.upperBound)) }
+                    })
+                }
+            } else {
+                break
             }
             let range = start..<(start + count)
             let wordTimes = options.wordTimestamps || wordTimestampsWhere?(range) == true
