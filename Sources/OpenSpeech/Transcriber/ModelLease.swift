@@ -49,8 +49,8 @@ struct ModelLease {
                 previewSession = previewModel.makeSession(maxBeams: 1)
             }
         }
-        return ModelLease(session: model.makeSession(maxBeams: settings.beamSize), previewSession: previewSession, modelID: id,
-                          keys: keys)
+        return ModelLease(session: model.makeSession(maxBeams: settings.beamSize), previewSession: previewSession,
+                          modelID: id, keys: keys)
     }
 
     /// Gives the models back to the cache (which keeps or frees them as their retention says).

@@ -17,8 +17,8 @@ import SpeechAudio
 /// (English: `moonshine-base-en`, or `whisper-tiny.en` with an `initialPrompt` or `.alternativeTranscriptions`, which
 /// Moonshine does not take; others `whisper-base`) is what gets installed; final-only transcription runs the most
 /// accurate installed model that speaks the language and serves the request (`CatalogModel.accuracyClass`), live
-/// transcription (`.volatileResults`) the default when it is installed, for speed. Each result's text keeps Whisper's leading
-/// space except the session's first, so concatenating results gives the transcript.
+/// transcription (`.volatileResults`) the default when it is installed, for speed. Each result's text keeps Whisper's
+/// leading space except the session's first, so concatenating results gives the transcript.
 public final class SpeechTranscriber: LocaleDependentSpeechModule, AnalyzerDrivenModule {
     /// A transcription of a stretch of audio, as in Apple's Speech.
     public struct Result: SpeechModuleResult, Sendable, Equatable {
