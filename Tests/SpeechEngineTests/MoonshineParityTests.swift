@@ -45,6 +45,20 @@ import TestSupport
         #expect(errors.rate < 0.06, "WER \(errors.rate)")
     }
 
+    @Test("the tokenizer's encoding (contextual biasing's phrases): pieces as SentencePiece merges them, characters it lacks as UTF-8 byte tokens, the text back from the tokens")
+    func tokenizerEncoding() async throws {
+        let directory = try await TestModels.directory(for: "moonshine-base-en")
+        let tokenizer = try MoonshineTokenizer(url: directory.appendingPathComponent("tokenizer.bin"))
+        #expect(tokenizer.encode("").isEmpty)
+        for text in [" Kubernetes", "Nguyễn Văn Linh", " 東京 naïve café 🙂", " <s> </s>"] {
+            let tokens = tokenizer.encode(text)
+            #expect(tokenizer.decode(tokens) == text, "\(text): \(tokens)")
+            #expect(tokens.allSatisfy { $0 >= MoonshineTokenizer.firstByte && $0 < tokenizer.count }, "\(text): \(tokens)")
+        }
+        // An emoji the vocabulary lacks is its four UTF-8 bytes, each a byte token.
+        #expect(tokenizer.encode("🙂") == Array("🙂".utf8).map { MoonshineTokenizer.firstByte + Int($0) })
+    }
+
     @Test("beam search (5): words recognized, the same tokens on a second run; a beam under 1 is greedy")
     func beamSearch() async throws {
         let model = try MoonshineModel(directory: try await TestModels.directory(for: "moonshine-base-en"), threads: 2)
