@@ -25,7 +25,7 @@ enum ServedModel {
     static func meansDefault(_ requested: String) -> Bool { requested.isEmpty || openAINames.contains(requested) }
 
     /// The catalog model that transcribes `locale` for the `model` field `requested`, in a session that needs
-    /// `needs` (a prompt or hotwords: the language's default is then one that takes them).
+    /// `needs` (a prompt: the language's default is then one that takes it).
     static func modelID(requested: String, locale: Locale, needs: CatalogModel.Capabilities = [],
                         configuration: ServerConfiguration) -> Result<String, Refusal> {
         let catalog = configuration.store.catalog

@@ -1,7 +1,5 @@
 import Foundation
 import OpenSpeech
-import SpeechAssets
-import SpeechEngine
 
 /// Live audio through `SpeechAnalyzer` with a volatile `SpeechTranscriber` (word times) and the `SpeechDetector`,
 /// results written as they come. Shared by `listen` and `transcribe -`.
@@ -53,8 +51,7 @@ struct LiveTranscription {
     /// listening line names them.
     var modelDescription: String {
         let id = transcriber.selectedModelID ?? "?"
-        let family = ModelStore().catalog.model(id).flatMap { SpeechModelFamily(rawValue: $0.family) } ?? .whisper
-        return family.hasComputeTypes ? "\(id), compute type \(computeType.resolved)" : id
+        return ModelStore().computeTypeApplies(to: id) ? "\(id), compute type \(computeType.resolved)" : id
     }
 
     /// Installs missing models, each named (or fails under `noDownload` when the transcriber's is missing), then loads

@@ -15,8 +15,7 @@ struct ModelsListCommand: AsyncParsableCommand {
             let defaults = Self.defaults(in: store.catalog)
             var rows = [["ID", "LANGUAGES", "SIZE", "DEFAULT FOR", "STATUS"]]
             for model in store.catalog.models {
-                let languages = model.languages.isEmpty ? "-"
-                    : model.languages.count > 4 ? "\(model.languages.count) languages" : model.languages.joined(separator: ",")
+                let languages = model.languages.isEmpty ? "-" : Self.named(model.languages)
                 let status = store.installedDirectory(for: model.id) != nil ? "installed"
                     : await store.isInstalling(model.id) ? "downloading" : room.problem(installing: model) ?? "not installed"
                 rows.append([model.id, languages, (model.isSizeApproximate ? "~" : "") + formatBytes(model.size),
@@ -46,14 +45,16 @@ struct ModelsListCommand: AsyncParsableCommand {
                 prompted[serving, default: []].append(language)
             }
         }
-        func named(_ languages: [String]) -> String {
-            languages.count > 4 ? "\(languages.count) languages" : languages.joined(separator: ",")
-        }
         var result: [String: String] = [:]
         for id in Set(plain.keys).union(prompted.keys) {
             result[id] = [plain[id].map(named), prompted[id].map { named($0) + " (prompt, alternatives)" }]
                 .compactMap { $0 }.joined(separator: "; ")
         }
         return result
+    }
+
+    /// Languages as the table writes them: their codes, or their count past four.
+    static func named(_ languages: [String]) -> String {
+        languages.count > 4 ? "\(languages.count) languages" : languages.joined(separator: ",")
     }
 }

@@ -379,8 +379,8 @@ public struct FileTranscriber: Sendable {
         }
         cancellation.attach(analyzer)
         events(.progress(0))
-        let family = store.catalog.model(modelID).flatMap { SpeechModelFamily(rawValue: $0.family) } ?? .whisper
-        events(.model(id: modelID, computeType: family.hasComputeTypes ? options.effectiveComputeType.resolved : nil))
+        events(.model(id: modelID,
+                      computeType: store.computeTypeApplies(to: modelID) ? options.effectiveComputeType.resolved : nil))
         let fed: (samples: Int64, truncation: AudioTruncation?)
         do {
             switch input {

@@ -106,8 +106,8 @@ extension ModelCache.Key {
     /// `SFSpeechError(.noModel)` for a model of a family this build's engine does not run.
     init?(installed id: String, store: ModelStore, computeType: ComputeType, threads: Int?) throws {
         guard let directory = store.installedDirectory(for: id) else { return nil }
-        let name = store.catalog.model(id)?.family ?? SpeechModelFamily.whisper.rawValue
-        guard let family = SpeechModelFamily(rawValue: name) else {
+        guard let family = store.engineFamily(of: id) else {
+            let name = store.catalog.model(id)?.family ?? "?"
             throw SFSpeechError(.noModel, "The model \(id) is of the family \(name), which this build of OpenSpeech does "
                 + "not run (it runs \(SpeechModelFamily.allCases.map(\.rawValue).joined(separator: ", "))).")
         }
@@ -122,4 +122,16 @@ extension ModelCache.Key {
         key.computeType = family.hasComputeTypes ? computeType : .default
         return key
     }
+}
+
+extension ModelStore {
+    /// The engine's family for catalog model `id` (one the catalog lacks, a folder added by hand: Whisper); nil for
+    /// a family this build does not run.
+    func engineFamily(of id: String) -> SpeechModelFamily? {
+        SpeechModelFamily(rawValue: catalog.model(id)?.family ?? SpeechModelFamily.whisper.rawValue)
+    }
+
+    /// Whether a compute type applies to model `id`: Whisper's products run at any, Moonshine's as its weights are
+    /// stored (`SpeechModelFamily.hasComputeTypes`). OpenSpeech extension.
+    public func computeTypeApplies(to id: String) -> Bool { engineFamily(of: id)?.hasComputeTypes ?? true }
 }

@@ -11,6 +11,8 @@ public final class MoonshineSession {
     private let transcription: MoonshineTranscription
     /// The last biasing built (live transcription decodes with the same phrases again and again).
     private var biasingCache: (phrases: [String], biasing: ContextualBiasing)?
+    /// Phrases to tokens, built for the first biasing.
+    private lazy var phraseEncoder = MoonshineTokenizer.Encoder(model.tokenizer)
 
     public init(model: MoonshineModel, maxBeams: Int = 1) {
         self.model = model
@@ -75,7 +77,7 @@ public final class MoonshineSession {
         }
         let tokenizer = model.tokenizer
         let biasing = ContextualBiasing(phrases: options.biasingPhrases, weight: weight, firstSpecial: tokenizer.count,
-                                        encode: tokenizer.encode,
+                                        encode: phraseEncoder.encode,
                                         isSpaced: { $0 >= MoonshineTokenizer.firstPiece && tokenizer.startsWord($0) })
         biasingCache = (options.biasingPhrases, biasing)
         return biasing

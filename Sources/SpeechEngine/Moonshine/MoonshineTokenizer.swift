@@ -7,8 +7,6 @@ import Foundation
 public struct MoonshineTokenizer: Sendable {
     /// The pieces' bytes, by token id.
     let pieces: [[UInt8]]
-    /// The id of each piece (past the special and byte tokens; the lowest id where a piece repeats), for `encode`.
-    private let ids: [[UInt8]: Int]
 
     public static let unknown = 0
     public static let startOfTranscript = 1
@@ -43,9 +41,6 @@ public struct MoonshineTokenizer: Sendable {
             throw ORTFormatError.malformed("tokenizer.bin holds \(pieces.count) pieces, fewer than its special and byte tokens")
         }
         self.pieces = pieces
-        var ids: [[UInt8]: Int] = [:]
-        for id in (Self.firstPiece..<pieces.count).reversed() { ids[pieces[id]] = id }
-        self.ids = ids
     }
 
     /// The first byte token (`<0x00>`) and the first piece after the 256 byte tokens.
@@ -64,35 +59,6 @@ public struct MoonshineTokenizer: Sendable {
         return String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "\u{2581}", with: " ")
     }
 
-    /// The tokens of `text` as SentencePiece's BPE encodes it (for contextual biasing's phrases): spaces become `▁`
-    /// (no `▁` is added before the text), each character is a piece or else its UTF-8 bytes as byte tokens, then the
-    /// adjacent pair whose joined piece comes first in the vocabulary (SentencePiece orders a BPE vocabulary by merge)
-    /// is merged, again and again. The model's own tokens are given back this way for every clip of the corpus
-    /// (`MoonshineParityTests`).
-    public func encode(_ text: String) -> [Int] {
-        var symbols: [(bytes: [UInt8], id: Int, merges: Bool)] = []
-        for scalar in text.replacingOccurrences(of: " ", with: "\u{2581}").unicodeScalars {
-            let bytes = Array(String(scalar).utf8)
-            if let id = ids[bytes] {
-                symbols.append((bytes, id, true))
-            } else {
-                symbols += bytes.map { ([$0], Self.firstByte + Int($0), false) }
-            }
-        }
-        while symbols.count > 1 {
-            var best: (index: Int, id: Int)?
-            for index in 0..<(symbols.count - 1) where symbols[index].merges && symbols[index + 1].merges {
-                if let id = ids[symbols[index].bytes + symbols[index + 1].bytes], id < best?.id ?? .max {
-                    best = (index, id)
-                }
-            }
-            guard let best else { break }
-            symbols[best.index] = (symbols[best.index].bytes + symbols[best.index + 1].bytes, best.id, true)
-            symbols.remove(at: best.index + 1)
-        }
-        return symbols.map(\.id)
-    }
-
     /// Whether `token` begins a word: its piece starts with `▁` (a special token or one past the vocabulary does too).
     func startsWord(_ token: Int) -> Bool {
         guard token > Self.endOfTranscript && token < pieces.count else { return true }
@@ -102,5 +68,48 @@ public struct MoonshineTokenizer: Sendable {
     /// The piece of `token` as text (nil: past the vocabulary), for tests and diagnostics.
     public func piece(_ token: Int) -> String? {
         pieces.indices.contains(token) ? String(decoding: pieces[token], as: UTF8.self) : nil
+    }
+}
+
+extension MoonshineTokenizer {
+    /// Text to tokens, for contextual biasing's phrases: the tokenizer's pieces indexed by their bytes, built when
+    /// phrases are first encoded (a model load that never biases does not pay for it).
+    public struct Encoder: Sendable {
+        /// The id of each piece (past the special and byte tokens; the lowest id where a piece repeats).
+        private let ids: [[UInt8]: Int]
+
+        public init(_ tokenizer: MoonshineTokenizer) {
+            var ids: [[UInt8]: Int] = [:]
+            for id in (MoonshineTokenizer.firstPiece..<tokenizer.pieces.count).reversed() { ids[tokenizer.pieces[id]] = id }
+            self.ids = ids
+        }
+
+        /// The tokens of `text` as SentencePiece's BPE encodes it: spaces become `▁` (no `▁` is added before the
+        /// text), each character is a piece or else its UTF-8 bytes as byte tokens, then the adjacent pair whose joined
+        /// piece comes first in the vocabulary (SentencePiece orders a BPE vocabulary by merge) is merged, again and
+        /// again. The model's own tokens are given back this way for every clip of the corpus (`MoonshineParityTests`).
+        public func encode(_ text: String) -> [Int] {
+            var symbols: [(bytes: [UInt8], id: Int, merges: Bool)] = []
+            for scalar in text.replacingOccurrences(of: " ", with: "\u{2581}").unicodeScalars {
+                let bytes = Array(String(scalar).utf8)
+                if let id = ids[bytes] {
+                    symbols.append((bytes, id, true))
+                } else {
+                    symbols += bytes.map { ([$0], MoonshineTokenizer.firstByte + Int($0), false) }
+                }
+            }
+            while symbols.count > 1 {
+                var best: (index: Int, id: Int)?
+                for index in 0..<(symbols.count - 1) where symbols[index].merges && symbols[index + 1].merges {
+                    if let id = ids[symbols[index].bytes + symbols[index + 1].bytes], id < best?.id ?? .max {
+                        best = (index, id)
+                    }
+                }
+                guard let best else { break }
+                symbols[best.index] = (symbols[best.index].bytes + symbols[best.index + 1].bytes, best.id, true)
+                symbols.remove(at: best.index + 1)
+            }
+            return symbols.map(\.id)
+        }
     }
 }
