@@ -35,9 +35,11 @@ package enum EngineReaders {
         for name in weights.quantized.keys.sorted() { _ = try weights.values(name) }
     }
 
-    /// Reads Moonshine's `tokenizer.bin` and decodes every token.
+    /// Reads Moonshine's `tokenizer.bin`, decodes every token and encodes a phrase with its pieces (contextual
+    /// biasing's encoder).
     package static func readMoonshineTokenizer(_ url: URL) throws {
         let tokenizer = try MoonshineTokenizer(url: url)
         _ = tokenizer.decode(Array(0..<tokenizer.count))
+        _ = MoonshineTokenizer.Encoder(tokenizer).encode(" Kubernetes, café 12.5% 🙂")
     }
 }
