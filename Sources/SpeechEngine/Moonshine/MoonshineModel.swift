@@ -105,13 +105,15 @@ final class MoonshineTranscription {
     /// decoding records as it goes; a beam search's winner is run through the decoder once more. With
     /// `readsPastOpeningEnd`, a first step that chooses the end token is not the end: the first token is chosen among
     /// the others, and the tokens are kept when their mean log-probability reaches `openingEndLeastLogProbability`
-    /// (else none: nothing was said). Without it the decoding is the model's own (ONNX Runtime's greedy tokens).
+    /// (else none: nothing was said). With `dropsGuessedEnding` (greedy, ended by the end token), the words written
+    /// after the model took the speech for over are left out (`GuessedEnding.moonshine`). Without either the decoding
+    /// is the model's own (ONNX Runtime's greedy tokens).
     ///
     /// `biasing` (contextual biasing's phrases, `ContextualBiasing`) is added to each beam's scores before its next
     /// token is chosen; a greedy token's log-probability stays the model's own.
     func decode(samples: [Float], beamSize: Int, maxTokens: Int? = nil,
                 attentionHeads: [(layer: Int, head: Int)], readsPastOpeningEnd: Bool = false,
-                biasing: ContextualBiasing? = nil) -> Decoding {
+                dropsGuessedEnding: Bool = false, biasing: ContextualBiasing? = nil) -> Decoding {
         precondition(beamSize >= 1 && beamSize <= decoder.maxBeams, "MoonshineTranscription: a beam it was not made for")
         let frames = encoder.frames(samples: samples.count)
         guard frames > 0 else {
@@ -125,7 +127,10 @@ final class MoonshineTranscription {
         var search = TokenBeamSearch(beamSize: beamSize, endToken: end)
         var next = [MoonshineTokenizer.startOfTranscript]
         var greedyLogProbabilities: [Double] = []
-        var openingEnd = false
+        // The end token's log-probability at each greedy step (for `GuessedEnding`).
+        var endLogProbabilities: [Double] = []
+        let guardsEnding = dropsGuessedEnding && beamSize == 1
+        var openingEnd = false, ended = false
         // The biased rows, one per beam (allocated once per clip, only with biasing).
         var biased = biasing.map { _ in [Float](repeating: 0, count: beamSize * vocabulary) } ?? []
         for step in 0..<budget {
@@ -147,21 +152,35 @@ final class MoonshineTranscription {
                 return search.advance(logits: rows, vocabulary: vocabulary, isLast: step + 1 == budget,
                                       allowsEnd: !openingEnd || step > 0)
             }
-            guard let chosen else { break }
+            guard let chosen else {
+                ended = step + 1 < budget  // the end token chosen, not the budget's last step
+                break
+            }
             // Greedy: the search's cumulative score grew by the chosen token's log-probability (with biasing, the
             // model's own is read from its logits).
             if beamSize == 1 {
                 greedyLogProbabilities.append(biasing == nil ? Double(search.scores[0] - scoreBefore)
                                               : Self.logProbability(of: chosen.tokens[0], in: logits, vocabulary))
             }
+            if guardsEnding { endLogProbabilities.append(Self.logProbability(of: end, in: logits, vocabulary)) }
             decoder.reorder(chosen.origins)
             next = chosen.tokens
         }
-        let tokens = search.best
-        let greedy = beamSize == 1 ? Array(greedyLogProbabilities.prefix(tokens.count)) : []
-        let averageLogProbability = beamSize == 1 ? Self.average(greedy) : search.bestScore ?? 0
+        var tokens = search.best
+        var greedy = beamSize == 1 ? Array(greedyLogProbabilities.prefix(tokens.count)) : []
+        var averageLogProbability = beamSize == 1 ? Self.average(greedy) : search.bestScore ?? 0
         if openingEnd && averageLogProbability < Self.openingEndLeastLogProbability {
             return Decoding(tokens: [], logProbabilities: [], averageLogProbability: 0, attention: nil, frames: frames)
+        }
+        // Only a decoding that ended (not one its budget cut short) has an ending to judge.
+        if guardsEnding && ended {
+            let kept = GuessedEnding.moonshine.kept(logProbabilities: greedy, endLogProbabilities: endLogProbabilities,
+                                                    startsWord: { [tokens, model] in model.tokenizer.startsWord(tokens[$0]) })
+            if kept < tokens.count {
+                tokens.removeLast(tokens.count - kept)
+                greedy.removeLast(greedy.count - kept)
+                averageLogProbability = Self.average(greedy)
+            }
         }
         let recordComplete = decoder.length == tokens.count + 1
         if attentionHeads.isEmpty || (beamSize == 1 && recordComplete) {

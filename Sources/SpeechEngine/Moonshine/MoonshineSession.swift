@@ -34,7 +34,7 @@ public final class MoonshineSession {
         let beams = min(max(1, options.beamSize), transcription.maxBeams)
         let heads = wordTimes ? MoonshineWordAlignment.alignmentHeads : []
         let decoding = transcription.decode(samples: samples, beamSize: beams, maxTokens: options.maxNewTokens,
-                                            attentionHeads: heads, readsPastOpeningEnd: true,
+                                            attentionHeads: heads, readsPastOpeningEnd: true, dropsGuessedEnding: true,
                                             biasing: contextualBiasing(options))
         let text = model.tokenizer.decode(decoding.tokens)
         guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return [] }
