@@ -2,8 +2,8 @@ import Foundation
 import OpenSpeech
 
 /// Where `transcribe` writes each input's documents: stdout, a folder (`--output-dir`, or `-o` naming a folder as
-/// whisper's `-o` does: an existing folder or a path ending in `/`), or one file (`-o FILE`; with `--format all`,
-/// its name with each format's extension). Decided and checked before any audio is decoded: missing folders are
+/// whisper's `-o` does: an existing folder or a path ending in `/`; a folder's inputs mirror their tree in it), or
+/// one file (`-o FILE`; with `--format all`, its name with each format's extension). Decided and checked before any audio is decoded: missing folders are
 /// created, and a place that cannot be written, or two inputs that would write the same file, are refused with a
 /// sentence naming the path.
 struct OutputPlan {
@@ -33,8 +33,8 @@ struct OutputPlan {
             && isDirectory.boolValue
     }
 
-    /// The plan for `inputs` (paths as given; `-` is stdin, written as `stdin.EXT` in a folder), checked.
-    init(inputs: [String], format given: OutputFormat?, output: String?, outputDirectory: String?) throws {
+    /// The plan for `inputs` (`-` is stdin, written as `stdin.EXT` in a folder), checked.
+    init(inputs: [TranscriptionInput], format given: OutputFormat?, output: String?, outputDirectory: String?) throws {
         if let output {
             if Self.isFolder(output) {
                 target = .folder(URL(fileURLWithPath: output, isDirectory: true))
@@ -58,14 +58,13 @@ struct OutputPlan {
     }
 
     /// The files `input`'s documents go to, one per format; nil for stdout.
-    func destinations(for input: String) -> [(format: Transcript.Format, url: URL?)] {
+    func destinations(for input: TranscriptionInput) -> [(format: Transcript.Format, url: URL?)] {
         format.formats.map { documentFormat in
             switch target {
             case .standardOutput:
                 return (documentFormat, nil)
             case .folder(let folder):
-                let name = input == "-" ? "stdin" : URL(fileURLWithPath: input).deletingPathExtension().lastPathComponent
-                return (documentFormat, folder.appendingPathComponent("\(name).\(documentFormat.fileExtension)"))
+                return (documentFormat, folder.appendingPathComponent("\(input.outputName).\(documentFormat.fileExtension)"))
             case .file(let file):
                 return (documentFormat, format == .all
                     ? file.deletingPathExtension().appendingPathExtension(documentFormat.fileExtension) : file)
@@ -73,8 +72,14 @@ struct OutputPlan {
         }
     }
 
+    /// Whether every document of `input` is already written (`--skip-existing`): each is written whole or not at all
+    /// (`AtomicFileWriter`), so one present is complete. Never for stdout.
+    func isWritten(_ input: TranscriptionInput) -> Bool {
+        destinations(for: input).allSatisfy { $0.url.map { FileManager.default.fileExists(atPath: $0.path) } ?? false }
+    }
+
     /// Creates the folders written into and checks they can be written; refuses two inputs writing one file.
-    private func check(_ inputs: [String]) throws {
+    private func check(_ inputs: [TranscriptionInput]) throws {
         switch target {
         case .standardOutput:
             return
@@ -87,11 +92,11 @@ struct OutputPlan {
         for input in inputs {
             for (_, url) in destinations(for: input) {
                 guard let path = url?.standardizedFileURL.path else { continue }
-                if let other = writers[path], other != input {
-                    throw CommandFailure("\(other) and \(input) would both be written to \(path); transcribe them into "
-                        + "different folders, or rename one.")
+                if let other = writers[path], other != input.path {
+                    throw CommandFailure("\(other) and \(input.path) would both be written to \(path); transcribe them "
+                        + "into different folders, or rename one.")
                 }
-                writers[path] = input
+                writers[path] = input.path
             }
         }
     }

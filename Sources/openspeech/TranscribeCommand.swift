@@ -5,13 +5,15 @@ import OpenSpeech
 import SpeechAssets
 import Synchronization
 
-/// `openspeech transcribe FILE...`: files to text, subtitles or JSON, through the public API only.
+/// `openspeech transcribe FILE|DIR...`: files to text, subtitles or JSON, through the public API only. Folders are
+/// walked (`FolderWalk`), their outputs mirror the tree; a batch can be shared between processes (`--shard`), resumed
+/// (`--skip-existing`) and logged (`--manifest`), and a file that fails is reported while the others go on.
 struct TranscribeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "transcribe",
         abstract: "Transcribe audio or video files to text, SRT, WebVTT, TSV or JSON.")
 
-    @Argument(help: "Audio or video files. - reads stdin: a stream in a container (WAV, FLAC, MP3...) is read to its end and transcribed as a file; raw PCM, or any stream with --live, as it arrives.", completion: .file())
+    @Argument(help: "Audio or video files, or folders (every audio or video file in them, recursively; with --output-dir the outputs mirror the tree). - reads stdin: a stream in a container (WAV, FLAC, MP3...) is read to its end and transcribed as a file; raw PCM, or any stream with --live, as it arrives.", completion: .file())
     var files: [String]
 
     @Flag(help: "With - (stdin): transcribe the audio as it arrives, with live results (a recorder's stream), instead of reading it to its end first.")
@@ -44,6 +46,15 @@ struct TranscribeCommand: AsyncParsableCommand {
 
     @Option(name: [.customShort("o"), .customLong("output")], help: "Write to this file, in the format of its extension; a folder (existing, or ending in /) gets one file per input, as --output-dir.", completion: .file())
     var output: String?
+
+    @Flag(help: "Leave out every input whose outputs are all written already (a rerun after an interruption does only the rest); needs --output-dir or -o.")
+    var skipExisting = false
+
+    @Option(help: "Transcribe only a stable share of the inputs, I of N (I from 0 to N-1): N processes given the same inputs and I = 0...N-1 (a Kubernetes indexed Job, a Slurm array) cover every file once.")
+    var shard: Shard?
+
+    @Option(help: "Append one JSON line per file transcribed or failed to this file (file, output, duration, model, seconds, error), flushed to disk as each is done.", completion: .file())
+    var manifest: String?
 
     @OptionGroup(title: "Subtitles")
     var subtitles: SubtitleOptions
@@ -91,6 +102,12 @@ struct TranscribeCommand: AsyncParsableCommand {
             throw ValidationError("--raw-channels must be from 1 to 16, not \(rawChannels).")
         }
         if output != nil && outputDir != nil { throw ValidationError("give -o/--output or --output-dir, not both.") }
+        if skipExisting && output == nil && outputDir == nil && OutputPlan.format(given: format, output: nil) != .all {
+            throw ValidationError("--skip-existing leaves out files whose outputs exist: give --output-dir (or -o DIR/).")
+        }
+        if files.contains("-") && (skipExisting || shard != nil || manifest != nil) {
+            throw ValidationError("--skip-existing, --shard and --manifest are for files and folders, not - (stdin).")
+        }
         if files == ["-"] && declaredLive { try refuseLiveOnly() }
         if detectLanguagePerWindow && locale.map({ $0.lowercased() != "auto" }) ?? false {
             throw ValidationError("--detect-language-per-window detects the language of files: give no --language (or --language auto).")
@@ -117,7 +134,7 @@ struct TranscribeCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await runReportingErrors {
-            AllocatorPolicy.apply(oneFile: files.count == 1 && files != ["-"])
+            AllocatorPolicy.apply(oneFile: files.count == 1 && files != ["-"] && !OutputPlan.isFolder(files[0]))
             let logger = CommandLogging.logger("openspeech.transcribe", verbose: verbose)
             logger.debug("\(BuildInfo.description)")
             guard files == ["-"] else { return try await transcribeFiles(logger: logger) }
@@ -145,7 +162,18 @@ struct TranscribeCommand: AsyncParsableCommand {
     /// as it is done; an input that is a pipe (`<(ffmpeg ...)`, a named pipe) is read to its end first, as stdin is.
     /// Ctrl-C exits 130 at once: what was written stays, the streams' temporary copies go.
     private func transcribeFiles(standardInputPrefix: [UInt8]? = nil, logger: Logger) async throws {
-        let plan = try OutputPlan(inputs: files, format: format, output: output, outputDirectory: outputDir)
+        let (found, folders) = try TranscriptionInputs.expand(files)
+        if found.isEmpty { throw CommandFailure("no audio or video files in \(folders.joined(separator: ", ")).") }
+        let plan = try OutputPlan(inputs: found, format: format, output: output, outputDirectory: outputDir)
+        let share = shard.map { shard in found.filter(shard.contains) } ?? found
+        let inputs = skipExisting ? share.filter { !plan.isWritten($0) } : share
+        let batch = BatchSummary(found: found.count, share: share.count, skipped: share.count - inputs.count,
+                                 shard: shard)
+        guard !inputs.isEmpty else {
+            if !quiet { FileHandle.standardError.write(Data("openspeech: \(batch.nothingToDo)\n".utf8)) }
+            return
+        }
+        let manifest = try self.manifest.map(BatchManifest.init(path:))
         let (locale, detects) = try language()
         let model = try await HubModelArgument.catalogID(for: self.model, noDownload: noDownload,
                                                          progress: ProgressLine(enabled: !quiet))
@@ -160,7 +188,7 @@ struct TranscribeCommand: AsyncParsableCommand {
 
         let copies = Mutex<[SpooledInput]>([])
         let written = Mutex(0)
-        let total = files.count
+        let total = inputs.count
         let reading = Mutex<String?>(nil)
         let interrupt = InterruptSignal(signals: [SIGINT, SIGTERM, SIGHUP]) {
             copies.withLock { $0.forEach { $0.remove() } }
@@ -185,7 +213,7 @@ struct TranscribeCommand: AsyncParsableCommand {
             return copy.url
         }
         let urls = try standardInputPrefix.map { [try spooled("stdin", from: STDIN_FILENO, after: $0)] }
-            ?? files.map { path in
+            ?? inputs.map(\.path).map { path in
                 guard SpooledInput.isPipe(path) else { return URL(fileURLWithPath: path) }
                 let descriptor = open(path, O_RDONLY | O_CLOEXEC)
                 guard descriptor >= 0 else {
@@ -196,28 +224,41 @@ struct TranscribeCommand: AsyncParsableCommand {
             }
         signal(SIGPIPE, SIG_IGN)  // a closed stdout is an error that says so (and removes stdin's copy), not death
 
-        let messages = TranscriptionMessages(quiet: quiet, inputs: Array(zip(urls, files)))
-        var writer = TranscriptWriter(plan: plan, several: files.count > 1, layout: subtitles.layout,
+        let messages = TranscriptionMessages(quiet: quiet, inputs: Array(zip(urls, inputs.map(\.path))))
+        var writer = TranscriptWriter(plan: plan, several: inputs.count > 1, layout: subtitles.layout,
                                       highlightWords: subtitles.highlightWords, words: wordTimestamps)
-        var failures = 0, index = 0
+        var failed: [String] = [], index = 0
         var started = ContinuousClock.now
         for await (_, result) in transcriber.transcriptions(of: urls, events: { messages.report($1, of: $0) }) {
-            let input = files[index]  // in order, one per input
+            let input = inputs[index]  // in order, one per input
             index += 1
             messages.progress.clear()
+            var transcript: Transcript?
+            let entry: BatchManifest.Entry
             do {
-                let transcript = try result.get()
+                let done = try result.get()
+                transcript = done
                 let seconds = (ContinuousClock.now - started) / .seconds(1)
-                logger.info("\(input): \(transcript.segments.count) segments, \(String(format: "%.1f", transcript.duration)) s of audio in \(String(format: "%.1f", seconds)) s by \(transcript.model ?? "?")")
-                try writer.write(transcript, for: input)
+                logger.info("\(input.path): \(done.segments.count) segments, \(String(format: "%.1f", done.duration)) s of audio in \(String(format: "%.1f", seconds)) s by \(done.model ?? "?")")
+                let outputs = try writer.write(done, for: input)
                 written.withLock { $0 += 1 }
+                entry = .init(file: input.path, output: outputs.map(\.path), duration: done.duration, model: done.model,
+                              seconds: (ContinuousClock.now - started) / .seconds(1), error: nil)
             } catch {
-                failures += 1
-                messages.failure(error, input: input)
+                failed.append(input.path)
+                messages.failure(error, input: input.path)
+                entry = .init(file: input.path, output: [], duration: transcript?.duration, model: transcript?.model,
+                              seconds: (ContinuousClock.now - started) / .seconds(1),
+                              error: messages.sentence(error, input: input.path))
             }
+            try manifest?.append(entry)  // a run that cannot keep its record stops
             started = ContinuousClock.now
         }
-        if failures > 0 { throw ExitCode.failure }
+        if inputs.count > 1 || batch.skipped > 0 || !failed.isEmpty {
+            let summary = batch.summary(transcribed: inputs.count - failed.count, failed: failed)
+            if !quiet || !failed.isEmpty { FileHandle.standardError.write(Data("openspeech: \(summary)\n".utf8)) }
+        }
+        if !failed.isEmpty { throw ExitCode.failure }
     }
 
     /// `transcribe -` live (`--live`, or raw PCM): stdin through the live pipeline, `prefix` its bytes already read.
@@ -229,7 +270,8 @@ struct TranscribeCommand: AsyncParsableCommand {
                                                          progress: ProgressLine(enabled: !quiet))
         let live = try LiveTranscription(locale: detects ? nil : locale, modelID: model,
                                          computeType: computeType ?? BuildInfo.liveComputeType, threads: decoding.threads)
-        let plan = try OutputPlan(inputs: files, format: format, output: output, outputDirectory: outputDir)
+        let plan = try OutputPlan(inputs: [TranscriptionInput(path: "-", relativePath: nil)], format: format, output: output,
+                                  outputDirectory: outputDir)
         let streaming = plan.format == .text || plan.format == .json
         if streaming && plan.target != .standardOutput {
             throw CommandFailure("live results in \(plan.format) go to stdout; -o and --output-dir take srt, vtt, tsv or all.")
@@ -258,11 +300,14 @@ struct TranscribeCommand: AsyncParsableCommand {
                 model: live.transcriber.selectedModelID)
             var writer = TranscriptWriter(plan: plan, several: false, layout: subtitles.layout,
                                           highlightWords: subtitles.highlightWords, words: wordTimestamps)
-            try writer.write(transcript, for: "-")
+            try writer.write(transcript, for: TranscriptionInput(path: "-", relativePath: nil))
         }
     }
 }
 
 extension Transcript.Format: ExpressibleByArgument {}
+extension Shard: ExpressibleByArgument {
+    init?(argument: String) { self.init(argument) }
+}
 extension ComputeType: ExpressibleByArgument {}
 extension SpeechTranscriber.TranscriptionTask: ExpressibleByArgument {}

@@ -20,20 +20,25 @@ struct TranscriptWriter {
         standardOutput = StandardOutputDocuments(format: plan.format.formats[0], several: several)
     }
 
-    mutating func write(_ transcript: Transcript, for input: String) throws {
+    /// Writes `transcript`'s documents for `input`; returns the files written (none on stdout).
+    @discardableResult
+    mutating func write(_ transcript: Transcript, for input: TranscriptionInput) throws -> [URL] {
+        var written: [URL] = []
         for (format, url) in plan.destinations(for: input) {
             guard let url else {
-                let text = try standardOutput.next(transcript, input: input, layout: layout, highlightWords: highlightWords,
-                                                   words: words)
+                let text = try standardOutput.next(transcript, input: input.path, layout: layout,
+                                                   highlightWords: highlightWords, words: words)
                 do {
                     try FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
                 } catch {
-                    throw CommandFailure("cannot write \(input)'s \(format.documentName) to stdout: \(error.localizedDescription).")
+                    throw CommandFailure("cannot write \(input.path)'s \(format.documentName) to stdout: \(error.localizedDescription).")
                 }
                 continue
             }
             let text = try transcript.formatted(as: format, layout: layout, highlightWords: highlightWords, words: words)
-            try AtomicFileWriter.write(Data(text.utf8), to: url, what: "\(format.documentName) of \(input)")
+            try AtomicFileWriter.write(Data(text.utf8), to: url, what: "\(format.documentName) of \(input.path)")
+            written.append(url)
         }
+        return written
     }
 }

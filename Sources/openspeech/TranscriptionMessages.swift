@@ -51,9 +51,13 @@ final class TranscriptionMessages: Sendable {
     /// Says that `input` failed with `error`: one line naming the input (unless the message names it already).
     func failure(_ error: any Error, input: String) {
         progress.clear()
+        FileHandle.standardError.write(Data("openspeech: \(sentence(error, input: input))\n".utf8))
+    }
+
+    /// `error` as one line naming `input` (unless the message names it already), as `failure` says it.
+    func sentence(_ error: any Error, input: String) -> String {
         let message = named(String(describing: error))
-        let line = message.contains(input) ? message : "\(input): \(message)"
-        FileHandle.standardError.write(Data("openspeech: \(line)\n".utf8))
+        return message.contains(input) ? message : "\(input): \(message)"
     }
 
     /// A message on its own line, the progress line cleared first; nothing under `--quiet`.
