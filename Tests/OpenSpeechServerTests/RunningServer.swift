@@ -140,8 +140,13 @@ func curl(_ url: String, _ arguments: [String], key: String? = RunningServer.api
 
 /// Runs the `openai` package's calls (Clients/openai_calls.py) and returns their JSON output.
 func openAIClient(_ server: RunningServer, _ mode: String, _ arguments: [String], key: String = RunningServer.apiKey) async throws -> Any {
+    try await openAIClient(baseURL: server.baseURL, mode, arguments, key: key)
+}
+
+/// The same against any server's address (a load balancer's).
+func openAIClient(baseURL: String, _ mode: String, _ arguments: [String], key: String = RunningServer.apiKey) async throws -> Any {
     let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Clients/openai_calls.py")
-    let result = try await runCommand("python3", [script.path, "\(server.baseURL)/v1", key, mode] + arguments)
+    let result = try await runCommand("python3", [script.path, "\(baseURL)/v1", key, mode] + arguments)
     return try JSONSerialization.jsonObject(with: result.stdout)
 }
 

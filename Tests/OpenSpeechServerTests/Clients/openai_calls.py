@@ -4,7 +4,12 @@ for the Swift tests to check. Usage: openai_calls.py BASE_URL API_KEY MODE ARGS.
   formats FILE            every response_format, word granularity, stream=True, translation, models
   errors FILE BAD_FILE    what the client raises for a wrong key, an unknown model, undecodable audio
   load FILE N CONCURRENCY N requests, CONCURRENCY at a time, no retries: statuses, Retry-After, latencies
+  during FILE SECONDS CONCURRENCY PID SIGNAL AT
+                          CONCURRENCY clients sending requests one after another for SECONDS, no retries; at AT
+                          seconds, SIGNAL (a number) sent to process PID: each request's start, end and status, and
+                          the signal's time, on one clock
 """
+import os
 import json
 import sys
 import time
@@ -89,6 +94,34 @@ def load(base_url, key, path, count, concurrency):
         return list(pool.map(one, range(count)))
 
 
+def during(base_url, key, path, seconds, concurrency, pid, signal_number, at):
+    c = client(base_url, key, retries=0)
+    with open(path, "rb") as f:
+        audio = f.read()
+    began = time.monotonic()
+
+    def worker(_):
+        done = []
+        while time.monotonic() - began < seconds:
+            start = time.monotonic() - began
+            try:
+                text = c.audio.transcriptions.create(model="whisper-1", file=("clip.wav", audio)).text
+                done.append({"status": 200, "text": text, "start": start, "end": time.monotonic() - began})
+            except openai.APIStatusError as e:
+                done.append({"status": e.status_code, "error": str(e), "start": start, "end": time.monotonic() - began})
+            except Exception as e:  # a failure the test must see, not hide
+                done.append({"status": -1, "error": repr(e), "start": start, "end": time.monotonic() - began})
+        return done
+
+    with ThreadPoolExecutor(max_workers=concurrency + 1) as pool:
+        results = [pool.submit(worker, i) for i in range(concurrency)]
+        time.sleep(max(0, at - (time.monotonic() - began)))
+        signalled = time.monotonic() - began
+        os.kill(pid, signal_number)
+        requests = [r for future in results for r in future.result()]
+    return {"signalled": signalled, "requests": sorted(requests, key=lambda r: r["start"])}
+
+
 def main():
     base_url, key, mode = sys.argv[1:4]
     args = sys.argv[4:]
@@ -98,6 +131,8 @@ def main():
         result = errors(base_url, key, args[0], args[1])
     elif mode == "load":
         result = load(base_url, key, args[0], int(args[1]), int(args[2]))
+    elif mode == "during":
+        result = during(base_url, key, args[0], float(args[1]), int(args[2]), int(args[3]), int(args[4]), float(args[5]))
     else:
         raise SystemExit(f"unknown mode {mode}")
     json.dump(result, sys.stdout)
