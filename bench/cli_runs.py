@@ -10,7 +10,8 @@ run JSON in the layout `whisper-bench report` reads (engine, options, wall time,
                           --label LABEL --output FILE [--subsets a,b]
 
 The openspeech side times the whole invocation (model load included, as a user waits for it); --per-file runs
-one invocation per file. --compare FILE reports whether every clip's text is identical to another run's.
+one invocation per file. --beam-size is passed on as given (default 5, Whisper's): give Moonshine's own default,
+--beam-size 1, to measure it as users run it. --compare FILE reports whether every clip's text is identical to another run's.
 --no-fallback decodes at temperature 0 only on both sides (the random-weight shapes of bench/shapes).
 """
 

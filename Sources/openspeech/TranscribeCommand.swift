@@ -243,7 +243,7 @@ struct TranscribeCommand: AsyncParsableCommand {
                 let outputs = try writer.write(done, for: input)
                 written.withLock { $0 += 1 }
                 entry = .init(file: input.path, output: outputs.map(\.path), duration: done.duration, model: done.model,
-                              seconds: (ContinuousClock.now - started) / .seconds(1), error: nil)
+                              seconds: seconds, error: nil)
             } catch {
                 failed.append(input.path)
                 messages.failure(error, input: input.path)
