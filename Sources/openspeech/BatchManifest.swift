@@ -4,6 +4,8 @@ import Foundation
 /// disk before the next (`fsync`), so a run killed midway leaves a manifest of what it did; several shards may append
 /// to one file (each line is one `write` in append mode). Keys: `file` (the input's path), `output` (the files written;
 /// empty on stdout or on failure), `duration` (seconds of audio), `model`, `seconds` (taken), `error` (nil when done).
+/// A file's line follows its outputs: a process killed between the two leaves the outputs without the line (the
+/// outputs, not the manifest, are what `--skip-existing` reads).
 final class BatchManifest {
     struct Entry: Encodable {
         let file: String

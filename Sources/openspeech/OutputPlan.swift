@@ -3,9 +3,9 @@ import OpenSpeech
 
 /// Where `transcribe` writes each input's documents: stdout, a folder (`--output-dir`, or `-o` naming a folder as
 /// whisper's `-o` does: an existing folder or a path ending in `/`; a folder's inputs mirror their tree in it), or
-/// one file (`-o FILE`; with `--format all`, its name with each format's extension). Decided and checked before any audio is decoded: missing folders are
-/// created, and a place that cannot be written, or two inputs that would write the same file, are refused with a
-/// sentence naming the path.
+/// one file (`-o FILE`; with `--format all`, its name with each format's extension). Decided and checked before any
+/// audio is decoded: missing folders are created, and a place that cannot be written, or two inputs that would write
+/// the same file, are refused with a sentence naming the path.
 struct OutputPlan {
     enum Target: Equatable {
         case standardOutput

@@ -125,14 +125,11 @@ import TestSupport
         let process = try OpenSpeechExecutable.start(
             ["transcribe", tree.path, "--output-dir", out.path, "--manifest", manifest.path] + Self.options,
             environment: Self.environment, output: log)
-        // Watched from a thread of its own (a poll on the cooperative pool can wait behind other suites' work).
-        let (pid, path) = (process.processIdentifier, out.appendingPathComponent("a.json").path)
-        let watcher = Thread {
-            let deadline = Date().addingTimeInterval(120)
-            while !FileManager.default.fileExists(atPath: path) && Date() < deadline { usleep(5_000) }
-            kill(pid, SIGKILL)
-        }
-        watcher.start()
+        // Killed once the first file is done: its output written and its manifest line flushed.
+        let manifestPath = manifest.path
+        sendSignal(SIGKILL, to: process.processIdentifier, when: {
+            ((try? FileManager.default.attributesOfItem(atPath: manifestPath)[.size] as? Int) ?? 0) > 0
+        })
         process.waitUntilExit()
         #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL)
         #expect(Self.files(under: out) == ["a.json"], "nothing half-written: \(Self.files(under: out))")
@@ -156,4 +153,5 @@ import TestSupport
             environment: Self.environment)
         #expect(third.status == 0 && third.output.contains("nothing to transcribe: 3 skipped"), "\(third.output)")
     }
+
 }

@@ -113,15 +113,7 @@ import TestSupport
             ["transcribe"] + clips + ["--output-dir", out.path, "--format", "srt"] + Self.english,
             environment: Self.environment, output: log)
         let first = out.appendingPathComponent("jfk.srt")
-        // Watched from a thread of its own: a poll on the cooperative pool waits behind the other suites' blocking work
-        // (in CI it first ran after all three files were done).
-        let (pid, path) = (process.processIdentifier, first.path)
-        let watcher = Thread {
-            let deadline = Date().addingTimeInterval(120)
-            while !FileManager.default.fileExists(atPath: path) && Date() < deadline { usleep(5_000) }
-            kill(pid, SIGINT)
-        }
-        watcher.start()
+        sendSignal(SIGINT, to: process.processIdentifier, whenFileExists: first.path)
         process.waitUntilExit()
         let messages = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
         #expect(process.terminationStatus == 130, "\(messages)")

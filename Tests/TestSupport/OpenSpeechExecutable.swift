@@ -69,3 +69,20 @@ public enum OpenSpeechExecutable {
         public var description: String { "`\(command)` ran for more than \(Int(seconds)) s (a hang?); output: \(output)" }
     }
 }
+
+/// Sends `signal` to process `pid` once `condition` holds (or after `timeout` seconds), watched from a thread of its
+/// own: a poll on the cooperative pool waits behind other suites' blocking work (in CI it once ran only after a whole
+/// batch was done).
+public func sendSignal(_ signal: Int32, to pid: pid_t, when condition: @escaping @Sendable () -> Bool,
+                       timeout: Double = 120) {
+    Thread {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !condition() && Date() < deadline { usleep(5_000) }
+        kill(pid, signal)
+    }.start()
+}
+
+/// `sendSignal(_:to:when:)` once a file exists at `path`.
+public func sendSignal(_ signal: Int32, to pid: pid_t, whenFileExists path: String, timeout: Double = 120) {
+    sendSignal(signal, to: pid, when: { FileManager.default.fileExists(atPath: path) }, timeout: timeout)
+}

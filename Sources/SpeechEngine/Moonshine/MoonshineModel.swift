@@ -130,6 +130,8 @@ final class MoonshineTranscription {
         // The end token's log-probability at each greedy step (for `GuessedEnding`).
         var endLogProbabilities: [Double] = []
         let guardsEnding = dropsGuessedEnding && beamSize == 1
+        greedyLogProbabilities.reserveCapacity(beamSize == 1 ? budget : 0)  // no growth per token
+        endLogProbabilities.reserveCapacity(guardsEnding ? budget : 0)
         var openingEnd = false, ended = false
         // The biased rows, one per beam (allocated once per clip, only with biasing).
         var biased = biasing.map { _ in [Float](repeating: 0, count: beamSize * vocabulary) } ?? []
