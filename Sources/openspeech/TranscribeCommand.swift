@@ -163,7 +163,11 @@ struct TranscribeCommand: AsyncParsableCommand {
     /// Ctrl-C exits 130 at once: what was written stays, the streams' temporary copies go.
     private func transcribeFiles(standardInputPrefix: [UInt8]? = nil, logger: Logger) async throws {
         let (found, folders) = try TranscriptionInputs.expand(files)
-        if found.isEmpty { throw CommandFailure("no audio or video files in \(folders.joined(separator: ", ")).") }
+        if found.isEmpty {
+            throw CommandFailure("no audio or video files in \(folders.joined(separator: ", ")) (files are taken by their "
+                + "extension, .wav, .mp3, .mp4..., or their first bytes; hidden ones are skipped); give the files or "
+                + "another folder.")
+        }
         let plan = try OutputPlan(inputs: found, format: format, output: output, outputDirectory: outputDir)
         let share = shard.map { shard in found.filter(shard.contains) } ?? found
         let inputs = skipExisting ? share.filter { !plan.isWritten($0) } : share

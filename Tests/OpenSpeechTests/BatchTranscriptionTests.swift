@@ -154,4 +154,28 @@ import TestSupport
         #expect(third.status == 0 && third.output.contains("nothing to transcribe: 3 skipped"), "\(third.output)")
     }
 
+    @Test("batch options refused with a sentence before any work: a folder without audio, a shard out of range, --skip-existing to stdout, a manifest that cannot be written, batch options on stdin")
+    func refusals() async throws {
+        let base = try makeTemporaryDirectory("openspeech-batch-refusals")
+        defer { try? FileManager.default.removeItem(at: base) }
+        let empty = base.appendingPathComponent("notes")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        try Data("minutes\n".utf8).write(to: empty.appendingPathComponent("minutes.txt"))
+        let clip = try #require(Corpus.item("jfk")).wav16kURL.path
+        let cases: [(arguments: [String], status: Int32, says: String)] = [
+            ([empty.path], 1, "openspeech: no audio or video files in \(empty.path) (files are taken by their extension"),
+            ([clip, "--shard", "2/2"], 64, "The value '2/2' is invalid for '--shard <shard>'"),
+            ([clip, "--shard", "one of two"], 64, "invalid for '--shard <shard>'"),
+            ([clip, "--skip-existing"], 64, "--skip-existing leaves out files whose outputs exist: give --output-dir"),
+            ([clip, "--manifest", base.appendingPathComponent("missing/manifest.jsonl").path], 1,
+             "openspeech: cannot write the manifest \(base.path)/missing/manifest.jsonl: No such file or directory; "
+                + "choose a file you can write to."),
+            (["-", "--shard", "0/2"], 64, "--skip-existing, --shard and --manifest are for files and folders, not - (stdin)."),
+        ]
+        for (arguments, status, says) in cases {
+            let run = try await OpenSpeechExecutable.run(["transcribe"] + arguments + Self.options,
+                                                         environment: Self.environment)
+            #expect(run.status == status && run.output.contains(says), "\(arguments): \(run.status) \(run.output)")
+        }
+    }
 }
