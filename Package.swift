@@ -108,6 +108,7 @@ let package = Package(
         .target(
             name: "SpeechEngine",
             dependencies: ["CBLAS", "CVectorKernels", .product(name: "Logging", package: "swift-log"),
+                           .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                            .product(name: "HeapModule", package: "swift-collections")] + oneDNN,
             swiftSettings: engineSettings),
         .target(
@@ -191,7 +192,8 @@ let package = Package(
                                                               .product(name: "Hummingbird", package: "hummingbird"),
                                                               .product(name: "Logging", package: "swift-log")],
                     exclude: ["Clients"]),
-        .testTarget(name: "SpeechEngineTests", dependencies: ["SpeechEngine", "SpeechAssets", "SpeechAudio", "SpeechEvaluation", "TestSupport"]),
+        .testTarget(name: "SpeechEngineTests", dependencies: ["SpeechEngine", "SpeechAssets", "SpeechAudio", "SpeechEvaluation", "TestSupport"],
+                    exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

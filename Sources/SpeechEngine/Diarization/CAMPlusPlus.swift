@@ -1,0 +1,258 @@
+import Foundation
+
+/// CAM++ (Wang et al., 2023; 3D-Speaker's `campplus` model): 80 log mel filter-bank features in, a 192-dimension
+/// speaker embedding out. A front of 2-D residual convolutions over frequency and time (the "FCM"), a time-delay layer
+/// halving the frame rate, three densely connected TDNN blocks whose layers gate their output by context-aware
+/// masking (the mean of the whole input and of its 100-frame segments), statistics pooling (mean and standard
+/// deviation over time) and a dense layer with batch norm and ReLU.
+///
+/// Time-major throughout: a sequence is `[frames × channels]`, the batch's sequences one after another, so every
+/// convolution is one product over all of them (`BLAS.linear` on gathered taps). Batch norms after convolutions are
+/// folded into them at load (`CAMPlusPlusWeights`).
+package final class CAMPlusPlus: Sendable {
+    let weights: CAMPlusPlusWeights
+    static let channelLimit = 1024
+
+    package init(url: URL) throws {
+        weights = try CAMPlusPlusWeights(url: url)
+    }
+
+    package static var embeddingSize: Int { CAMPlusPlusWeights.embeddingSize }
+
+    /// The embeddings of `count` feature matrices of `frames × 80` each, laid one after another in `features`;
+    /// `[count × 192]`. Each is a function of its own features alone, whatever the batch and `threads`.
+    package func embeddings(features: UnsafeBufferPointer<Float>, count: Int, frames: Int, threads: Int = 1) -> [Float] {
+        precondition(features.count == count * frames * KaldiFilterBank.bins && frames >= 4)
+        let parallel = Parallel(threads: threads)
+        let steps = (frames - 1) / 2 + 1
+        let rows = count * steps
+        let sequence = UnsafeMutablePointer<Float>.allocate(capacity: rows * Self.channelLimit)
+        defer { sequence.deallocate() }
+        // The front, item by item on as many threads: each writes its own rows.
+        let slices = parallel.sliceCount(of: count, minimumSlice: 1)
+        let scratches = (0..<slices).map { _ in (Buffer(), Buffer(), Buffer(), Buffer(), Buffer()) }
+        nonisolated(unsafe) let output = sequence
+        parallel.forEachSlice(of: count, minimumSlice: 1) { slice, range in
+            let scratch = scratches[slice]
+            for item in range {
+                front(features.baseAddress! + item * frames * KaldiFilterBank.bins, frames: frames,
+                      into: output + item * steps * Self.channelLimit, scratch: scratch)
+            }
+        }
+        return xvector(sequence, count: count, steps: steps, parallel: parallel)
+    }
+
+    // MARK: The convolutional front (FCM) and the first TDNN layer
+
+    /// One item's features through the 2-D front and the time-delay layer: `steps` rows of 128 channels at `output`
+    /// (leading dimension `channelLimit`).
+    private func front(_ features: UnsafePointer<Float>, frames: Int, into output: UnsafeMutablePointer<Float>,
+                       scratch: (Buffer, Buffer, Buffer, Buffer, Buffer)) {
+        let m = 32
+        var height = KaldiFilterBank.bins
+        // The image `[height × frames × channels]`, one channel: the features transposed.
+        let size = height * frames * m
+        var image = scratch.0.reserve(size), spare = scratch.1.reserve(size), next = scratch.2.reserve(size)
+        for t in 0..<frames { for f in 0..<height { image[f * frames + t] = features[t * height + f] } }
+        let residual = scratch.3.reserve(size / 2)
+
+        conv2d(image, height: height, frames: frames, inputs: 1, weights.stem, stride: 1, into: spare, cols: scratch.4)
+        relu(spare, count: size)
+        swap(&image, &spare)
+        for block in weights.residualBlocks {
+            let out = height / block.stride
+            conv2d(image, height: height, frames: frames, inputs: m, block.first, stride: block.stride, into: spare, cols: scratch.4)
+            relu(spare, count: out * frames * m)
+            var shortcut = UnsafePointer(image)
+            if let projection = block.shortcut {
+                conv2d(image, height: height, frames: frames, inputs: m, projection, stride: block.stride, kernel: 1,
+                       into: residual, cols: scratch.4)
+                shortcut = UnsafePointer(residual)
+            }
+            conv2d(spare, height: out, frames: frames, inputs: m, block.second, stride: 1, into: next, cols: scratch.4)
+            Vector.add(shortcut, to: next, count: out * frames * m)
+            relu(next, count: out * frames * m)
+            swap(&image, &next)
+            height = out
+        }
+        conv2d(image, height: height, frames: frames, inputs: m, weights.headOutput, stride: 2, into: spare, cols: scratch.4)
+        height /= 2
+        relu(spare, count: height * frames * m)
+        // `[frames × (channel · height + f)]`, as PyTorch flattens channels and frequency.
+        let flat = image
+        let width = m * height
+        for t in 0..<frames {
+            for f in 0..<height {
+                let source = spare + (f * frames + t) * m
+                for c in 0..<m { flat[t * width + c * height + f] = source[c] }
+            }
+        }
+        // The time-delay layer: kernel 5, stride 2, padding 2.
+        let steps = (frames - 1) / 2 + 1
+        let taps = 5
+        let cols = scratch.4.reserve(steps * taps * width)
+        for step in 0..<steps {
+            for tap in 0..<taps {
+                let t = 2 * step + tap - 2
+                let destination = cols + (step * taps + tap) * width
+                if t >= 0 && t < frames { destination.update(from: flat + t * width, count: width) }
+                else { destination.update(repeating: 0, count: width) }
+            }
+        }
+        let tdnn = weights.tdnn
+        let result = scratch.3.reserve(steps * tdnn.outputs)
+        BLAS.linear(cols, rows: steps, weight: tdnn.weight, bias: tdnn.bias, into: result)
+        relu(result, count: steps * tdnn.outputs)
+        for step in 0..<steps { (output + step * Self.channelLimit).update(from: result + step * tdnn.outputs, count: tdnn.outputs) }
+    }
+
+    /// A 3×3 (or 1×1) convolution over `[height × frames × inputs]`, padding 1 (0 for 1×1), striding frequency by
+    /// `stride`: `[height/stride × frames × outputs]` at `output`.
+    private func conv2d(_ input: UnsafePointer<Float>, height: Int, frames: Int, inputs: Int,
+                        _ convolution: CAMPlusPlusWeights.Convolution, stride: Int, kernel: Int = 3,
+                        into output: UnsafeMutablePointer<Float>, cols: Buffer) {
+        let out = (height - 1) / stride + 1
+        let positions = out * frames, width = kernel * kernel * inputs
+        let gathered = cols.reserve(positions * width)
+        let pad = kernel / 2
+        for fo in 0..<out {
+            for t in 0..<frames {
+                var destination = gathered + (fo * frames + t) * width
+                for kf in 0..<kernel {
+                    let fi = fo * stride + kf - pad
+                    for kt in 0..<kernel {
+                        let ti = t + kt - pad
+                        if fi >= 0 && fi < height && ti >= 0 && ti < frames {
+                            destination.update(from: input + (fi * frames + ti) * inputs, count: inputs)
+                        } else {
+                            destination.update(repeating: 0, count: inputs)
+                        }
+                        destination += inputs
+                    }
+                }
+            }
+        }
+        BLAS.linear(gathered, rows: positions, weight: convolution.weight, bias: convolution.bias, into: output)
+    }
+
+    // MARK: The densely connected TDNN blocks, pooling and the embedding
+
+    private func xvector(_ sequence: UnsafeMutablePointer<Float>, count: Int, steps: Int, parallel: Parallel) -> [Float] {
+        let rows = count * steps, ld = Self.channelLimit
+        let activated = Buffer(), bottleneck = Buffer(), taps = Buffer(), local = Buffer()
+        var channels = weights.tdnn.outputs
+        for block in weights.blocks {
+            for layer in block.layers {
+                let a = activated.reserve(rows * channels)
+                affineReLU(sequence, ld: ld, rows: rows, channels: channels, layer.normalization, into: a)
+                let b = CAMPlusPlusWeights.bottleneckChannels
+                let h = bottleneck.reserve(rows * b)
+                BLAS.linear(a, rows: rows, weight: layer.bottleneck.weight, bias: layer.bottleneck.bias, into: h, parallel: parallel)
+                relu(h, count: rows * b)
+                // Kernel 3 at the block's dilation, zero outside each item.
+                let gathered = taps.reserve(rows * 3 * b)
+                for item in 0..<count {
+                    for t in 0..<steps {
+                        for tap in 0..<3 {
+                            let source = t + (tap - 1) * block.dilation
+                            let destination = gathered + ((item * steps + t) * 3 + tap) * b
+                            if source >= 0 && source < steps { destination.update(from: h + (item * steps + source) * b, count: b) }
+                            else { destination.update(repeating: 0, count: b) }
+                        }
+                    }
+                }
+                let growth = CAMPlusPlusWeights.growth
+                let y = local.reserve(rows * growth)
+                BLAS.linear(gathered, rows: rows, weight: layer.local.weight, bias: nil, into: y, parallel: parallel)
+                for item in 0..<count {
+                    gate(y + item * steps * growth, context: h + item * steps * b, steps: steps, layer: layer)
+                }
+                for row in 0..<rows { (sequence + row * ld + channels).update(from: y + row * growth, count: growth) }
+                channels += growth
+            }
+            let a = activated.reserve(rows * channels)
+            affineReLU(sequence, ld: ld, rows: rows, channels: channels, block.transitNormalization, into: a)
+            let reduced = bottleneck.reserve(rows * block.transit.outputs)
+            BLAS.linear(a, rows: rows, weight: block.transit.weight, bias: nil, into: reduced, parallel: parallel)
+            channels = block.transit.outputs
+            for row in 0..<rows { (sequence + row * ld).update(from: reduced + row * channels, count: channels) }
+        }
+        let a = activated.reserve(rows * channels)
+        affineReLU(sequence, ld: ld, rows: rows, channels: channels, weights.outputNormalization, into: a)
+        let size = CAMPlusPlusWeights.embeddingSize
+        var embeddings = [Float](repeating: 0, count: count * size)
+        var statistics = [Float](repeating: 0, count: 2 * channels)
+        for item in 0..<count {
+            let base = a + item * steps * channels
+            for c in 0..<channels {
+                var sum: Double = 0
+                for t in 0..<steps { sum += Double(base[t * channels + c]) }
+                let mean = sum / Double(steps)
+                var squares: Double = 0
+                for t in 0..<steps { let d = Double(base[t * channels + c]) - mean; squares += d * d }
+                statistics[c] = Float(mean)
+                statistics[channels + c] = steps > 1 ? Float((squares / Double(steps - 1)).squareRoot()) : 0.01
+            }
+            embeddings.withUnsafeMutableBufferPointer { out in
+                let e = out.baseAddress! + item * size
+                statistics.withUnsafeBufferPointer { s in
+                    BLAS.gemv(m: size, n: 2 * channels, a: weights.dense.pointer, lda: 2 * channels, x: s.baseAddress!, y: e)
+                }
+                let norm = weights.denseNormalization
+                for i in 0..<size { e[i] = Swift.max(0, e[i] * norm.scale.pointer[i] + norm.shift.pointer[i]) }
+            }
+        }
+        return embeddings
+    }
+
+    /// Context-aware masking: `y` (`steps × 32`) times a sigmoid gate computed from the mean of `context`
+    /// (`steps × 128`) over the whole sequence plus its mean over the 100-frame segment of each step.
+    private func gate(_ y: UnsafeMutablePointer<Float>, context: UnsafePointer<Float>, steps: Int,
+                      layer: CAMPlusPlusWeights.DenseLayer) {
+        let b = CAMPlusPlusWeights.bottleneckChannels, growth = CAMPlusPlusWeights.growth, segment = 100
+        var whole = [Float](repeating: 0, count: b)
+        for t in 0..<steps { for c in 0..<b { whole[c] += context[t * b + c] } }
+        for c in 0..<b { whole[c] /= Float(steps) }
+        var pooled = [Float](repeating: 0, count: b), hidden = [Float](repeating: 0, count: b / 2)
+        var mask = [Float](repeating: 0, count: growth)
+        for start in stride(from: 0, to: steps, by: segment) {
+            let end = Swift.min(steps, start + segment)
+            for c in 0..<b { pooled[c] = 0 }
+            for t in start..<end { for c in 0..<b { pooled[c] += context[t * b + c] } }
+            for c in 0..<b { pooled[c] = whole[c] + pooled[c] / Float(end - start) }
+            pooled.withUnsafeBufferPointer { p in
+                hidden.withUnsafeMutableBufferPointer { hd in
+                    BLAS.gemv(m: b / 2, n: b, a: layer.contextDown.weight.pointer, lda: b, x: p.baseAddress!, y: hd.baseAddress!)
+                    for i in 0..<(b / 2) { hd[i] = Swift.max(0, hd[i] + layer.contextDown.bias!.pointer[i]) }
+                    mask.withUnsafeMutableBufferPointer { m in
+                        BLAS.gemv(m: growth, n: b / 2, a: layer.contextUp.weight.pointer, lda: b / 2, x: hd.baseAddress!, y: m.baseAddress!)
+                        for i in 0..<growth { m[i] = 1 / (1 + Foundation.exp(-(m[i] + layer.contextUp.bias!.pointer[i]))) }
+                    }
+                }
+            }
+            for t in start..<end { for c in 0..<growth { y[t * growth + c] *= mask[c] } }
+        }
+    }
+
+    // MARK: Element-wise
+
+    private func relu(_ x: UnsafeMutablePointer<Float>, count: Int) {
+        for i in 0..<count { x[i] = Swift.max(0, x[i]) }
+    }
+
+    /// `output[row] = max(0, x[row] · scale + shift)` over the first `channels` of rows `ld` apart.
+    private func affineReLU(_ x: UnsafePointer<Float>, ld: Int, rows: Int, channels: Int,
+                            _ affine: CAMPlusPlusWeights.Affine, into output: UnsafeMutablePointer<Float>) {
+        let scale = affine.scale.pointer, shift = affine.shift.pointer
+        for row in 0..<rows {
+            let source = x + row * ld, destination = output + row * channels
+            var c = 0
+            while c + 16 <= channels {
+                let v = Vector.load(source + c) * Vector.load(scale + c) + Vector.load(shift + c)
+                Vector.store(v.replacing(with: 0, where: v .< 0), destination + c)
+                c += 16
+            }
+            while c < channels { destination[c] = Swift.max(0, source[c] * scale[c] + shift[c]); c += 1 }
+        }
+    }
+}
