@@ -8,6 +8,6 @@ struct OpenSpeechCommand: AsyncParsableCommand {
         commandName: "openspeech",
         abstract: "Speech to text on open Whisper models, on the CPU.",
         version: BuildInfo.description,
-        subcommands: [TranscribeCommand.self, ListenCommand.self, ModelsCommand.self, AudioInfoCommand.self,
+        subcommands: [TranscribeCommand.self, ListenCommand.self, DiarizeCommand.self, ModelsCommand.self, AudioInfoCommand.self,
                       ServeCommand.self])
 }

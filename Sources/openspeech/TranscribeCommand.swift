@@ -66,6 +66,9 @@ struct TranscribeCommand: AsyncParsableCommand {
 
     @OptionGroup var vocabulary: VocabularyOptions
 
+    @OptionGroup(title: "Speakers")
+    var speakerOptions: SpeakerOptions
+
     @Flag(help: "Each word's times in JSON (a words list, as whisper's --word_timestamps); subtitles are always cut from word times.")
     var wordTimestamps = false
 
@@ -130,6 +133,9 @@ struct TranscribeCommand: AsyncParsableCommand {
         if detectLanguagePerWindow {
             throw ValidationError("--detect-language-per-window takes files or a stream in a container on - (stdin), not live audio.")
         }
+        if speakerOptions.diarize {
+            throw ValidationError("--diarize takes files or a stream in a container on - (stdin), not live audio.")
+        }
     }
 
     func run() async throws {
@@ -183,12 +189,14 @@ struct TranscribeCommand: AsyncParsableCommand {
                                                          progress: ProgressLine(enabled: !quiet))
         let transcriber = FileTranscriber(options: .init(
             locale: locale, modelID: model, beamSize: beam.beamSize,
-            wordTimestamps: plan.format.needsWordTimes || wordTimestamps, detectsSpeech: !noVad, strict: strict,
+            wordTimestamps: plan.format.needsWordTimes || wordTimestamps || speakerOptions.diarize, detectsSpeech: !noVad, strict: strict,
             computeType: computeType, contextualStrings: try vocabulary.phrases(), prompt: decoding.prompt,
             temperatures: decoding.temperatures, detectsLanguage: detects, task: task,
             detectsLanguagePerWindow: detectLanguagePerWindow, threads: decoding.threads).encodingBatches(of: decoding.batchSize))
         logger.debug("options: \(transcriber.options)")
         try await ModelInstallation.install(transcriber, noDownload: noDownload, progress: ProgressLine(enabled: !quiet))
+        let diarizer = speakerOptions.options(threads: decoding.threads).map { SpeakerDiarizer(options: $0) }
+        if let diarizer, !noDownload { try await diarizer.installModels() }
 
         let copies = Mutex<[SpooledInput]>([])
         let written = Mutex(0)
@@ -240,7 +248,14 @@ struct TranscribeCommand: AsyncParsableCommand {
             var transcript: Transcript?
             let entry: BatchManifest.Entry
             do {
-                let done = try result.get()
+                var done = try result.get()
+                if let diarizer {
+                    let speakers = try await diarizer.diarize(contentsOf: urls[index - 1])
+                    if let notice = speakers.notice, !quiet {
+                        FileHandle.standardError.write(Data("openspeech: \(input.path): \(notice)\n".utf8))
+                    }
+                    done = done.attributingSpeakers(speakers.turns)
+                }
                 transcript = done
                 let seconds = (ContinuousClock.now - started) / .seconds(1)
                 logger.info("\(input.path): \(done.segments.count) segments, \(String(format: "%.1f", done.duration)) s of audio in \(String(format: "%.1f", seconds)) s by \(done.model ?? "?")")

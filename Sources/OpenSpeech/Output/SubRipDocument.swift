@@ -1,6 +1,7 @@
 import Foundation
 
-/// A transcript as SubRip (`.srt`) subtitles: numbered cues cut by `SubtitleCues`. Not in Apple's API.
+/// A transcript as SubRip (`.srt`) subtitles: numbered cues cut by `SubtitleCues`; with speakers (diarization), a
+/// cue whose speaker differs from the cue before starts with the speaker's name in brackets. Not in Apple's API.
 public struct SubRipDocument: Sendable {
     /// The subtitle cues, in order.
     public var cues: [SubtitleCue]
@@ -17,8 +18,12 @@ public struct SubRipDocument: Sendable {
     /// recordings' subtitles on one output, a blank line between them).
     public func text(numberingFrom first: Int) -> String {
         cues.enumerated().map { index, cue in
-            "\(first + index)\n\(Transcript.clock(cue.start, comma: true)) --> \(Transcript.clock(cue.end, comma: true))\n"
-                + cue.lines.map { Self.line($0.text) }.joined(separator: "\n") + "\n"
+            var lines = cue.lines.map { Self.line($0.text) }
+            if let speaker = cue.speaker, index == 0 || cues[index - 1].speaker != speaker, !lines.isEmpty {
+                lines[0] = "[\(speaker)] " + lines[0]
+            }
+            return "\(first + index)\n\(Transcript.clock(cue.start, comma: true)) --> \(Transcript.clock(cue.end, comma: true))\n"
+                + lines.joined(separator: "\n") + "\n"
         }.joined(separator: "\n")
     }
 

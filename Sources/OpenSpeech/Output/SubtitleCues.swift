@@ -20,6 +20,8 @@ public struct SubtitleCue: Sendable, Equatable {
     public var end: Double
     /// The cue's lines, top to bottom.
     public var lines: [Line]
+    /// Who speaks in the cue (its segment's speaker), with diarization.
+    public var speaker: String? = nil
 
     /// A cue shown from `start` to `end` seconds with `lines`.
     public init(start: Double, end: Double, lines: [Line]) {
@@ -65,10 +67,16 @@ public struct SubtitleCues: Sendable, Equatable {
     /// The cues of `segments`, in order.
     public func cues(for segments: [Transcript.Segment]) -> [SubtitleCue] {
         guard layout.maxLineWidth > 0 else {
-            return segments.map { SubtitleCue(start: $0.start, end: $0.end, lines: [.init(text: $0.text, words: $0.words)]) }
+            return segments.map {
+                var cue = SubtitleCue(start: $0.start, end: $0.end, lines: [.init(text: $0.text, words: $0.words)])
+                cue.speaker = $0.speaker
+                return cue
+            }
         }
         var cues: [SubtitleCue] = []
         for segment in segments {
+            let first = cues.count
+            defer { for index in first..<cues.count { cues[index].speaker = segment.speaker } }
             if segment.words.isEmpty {
                 let words = wordSeparator.isEmpty ? segment.text.map(String.init)
                     : segment.text.split(separator: " ").map(String.init)

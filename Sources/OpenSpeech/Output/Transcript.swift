@@ -15,6 +15,8 @@ public struct Transcript: Sendable, Codable, Equatable {
         public var word: String
         /// The decoder's probability for the word (0 to 1); nil unless results carried confidence attributes.
         public var confidence: Double?
+        /// Who said the word (`attributingSpeakers(_:)`); nil without diarization. OpenSpeech extension.
+        public var speaker: String? = nil
     }
 
     /// A final result: its time range (seconds), its text, its timed words (none without word times).
@@ -32,6 +34,8 @@ public struct Transcript: Sendable, Codable, Equatable {
         /// The segment's language as the transcriber detected it (its result's `detectedLanguage`, Whisper's code);
         /// nil when the language was given.
         public var language: String?
+        /// Who speaks most during the segment (`attributingSpeakers(_:)`); nil without diarization. OpenSpeech extension.
+        public var speaker: String? = nil
     }
 
     /// The document formats a transcript can be written as: plain text, SubRip, WebVTT, JSON and tab-separated values.
@@ -76,7 +80,7 @@ public struct Transcript: Sendable, Codable, Equatable {
     public func formatted(as format: Format, layout: SubtitleLayout = SubtitleLayout(),
                           highlightWords: Bool = false, words: Bool = true) throws -> String {
         switch format {
-        case .text: return text + "\n"
+        case .text: return speakerText ?? text + "\n"
         case .srt: return SubRipDocument(self, layout: layout).text
         case .vtt: return WebVTTDocument(self, layout: layout, highlightsWords: highlightWords).text
         case .tsv: return TabSeparatedDocument(self).text

@@ -29,9 +29,11 @@ public struct VerboseJSONDocument: Sendable, Encodable {
         /// The segment's language when each window's was detected (`--detect-language-per-window`), named as the
         /// document's `language`; absent otherwise. Not in OpenAI's format (an OpenSpeech extension).
         public var language: String?
+        /// Who speaks most during the segment, with diarization; absent otherwise. As OpenAI's `diarized_json` names it.
+        public var speaker: String?
 
         enum CodingKeys: String, CodingKey {
-            case id, seek, start, end, text, tokens, temperature, language
+            case id, seek, start, end, text, tokens, temperature, language, speaker
             case avgLogprob = "avg_logprob", compressionRatio = "compression_ratio", noSpeechProb = "no_speech_prob"
         }
     }
@@ -44,6 +46,8 @@ public struct VerboseJSONDocument: Sendable, Encodable {
         public var start: Double
         /// Seconds from the start of the audio at which the word ends.
         public var end: Double
+        /// Who said the word, with diarization; absent otherwise.
+        public var speaker: String?
     }
 
     /// `transcribe` or `translate`.
@@ -83,9 +87,9 @@ public struct VerboseJSONDocument: Sendable, Encodable {
                            start: segment.start, end: segment.end, text: segment.text, tokens: statistics?.tokens,
                            temperature: statistics?.temperature, avgLogprob: statistics?.avgLogProb,
                            compressionRatio: statistics?.compressionRatio, noSpeechProb: statistics?.noSpeechProb,
-                           language: segment.language.map(Self.languageName))
+                           language: segment.language.map(Self.languageName), speaker: segment.speaker)
         } : nil
-        self.words = words ? transcript.segments.flatMap(\.words).map { Word(word: $0.word, start: $0.start, end: $0.end) } : nil
+        self.words = words ? transcript.segments.flatMap(\.words).map { Word(word: $0.word, start: $0.start, end: $0.end, speaker: $0.speaker) } : nil
         model = transcript.model
     }
 

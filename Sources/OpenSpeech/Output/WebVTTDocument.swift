@@ -1,7 +1,8 @@
 import Foundation
 
 /// A transcript as WebVTT (`.vtt`) subtitles: cues cut by `SubtitleCues`, optionally with each word's start as a
-/// timestamp tag (`<00:00:01.200>`) so players can highlight the word being said. Not in Apple's API.
+/// timestamp tag (`<00:00:01.200>`) so players can highlight the word being said; with speakers (diarization), each
+/// cue in the speaker's voice span (`<v Speaker 1>`). Not in Apple's API.
 public struct WebVTTDocument: Sendable {
     /// The subtitle cues, in order.
     public var cues: [SubtitleCue]
@@ -26,7 +27,7 @@ public struct WebVTTDocument: Sendable {
     public var cueBlocks: String {
         cues.map { cue in
             "\(Transcript.clock(cue.start, comma: false)) --> \(Transcript.clock(cue.end, comma: false))\n"
-                + lines(of: cue).joined(separator: "\n") + "\n"
+                + voiced(lines(of: cue), speaker: cue.speaker).joined(separator: "\n") + "\n"
         }.joined(separator: "\n")
     }
 
@@ -45,6 +46,13 @@ public struct WebVTTDocument: Sendable {
                 return "<\(tag)>" + Self.escaped(word.word)
             }.joined(separator: wordSeparator)
         }
+    }
+
+    /// `lines` in `speaker`'s voice span, which the cue's end closes.
+    private func voiced(_ lines: [String], speaker: String?) -> [String] {
+        guard let speaker, !lines.isEmpty else { return lines }
+        let name = Self.escaped(speaker).replacingOccurrences(of: "\n", with: " ")
+        return ["<v \(name)>" + lines[0]] + lines.dropFirst()
     }
 
     /// Cue text with `&`, `<` and `>` escaped, and never blank (a blank line ends a cue).

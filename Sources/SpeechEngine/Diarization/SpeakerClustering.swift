@@ -13,9 +13,10 @@ import Foundation
 /// (`matrixLimit`). Deterministic: the same embeddings give the same labels; ties go to the lowest indices.
 package struct SpeakerClustering: Sendable {
     /// Average cosine similarity below which two clusters are never merged (unless a speaker count asks for it). For
-    /// CAM++ windows: one speaker's windows average 0.5–0.9 with each other, different speakers' −0.1–0.4; 0.6 sits
-    /// between the two. A starting point, to be tuned on the benchmark conversations.
-    package static let defaultThreshold: Float = 0.6
+    /// CAM++ windows: one speaker's windows average 0.5–0.9 with each other, different speakers' −0.1–0.4. On the
+    /// benchmark's conversations (BENCHMARKS.md, diarization) 0.6 split a speaker in two of nine, 0.4 merged two in
+    /// four, 0.5 found every count.
+    package static let defaultThreshold: Float = 0.5
     /// Clusters of fewer windows than this are folded into the nearest larger one: 4 windows (about 3 s of speech at
     /// one window every 0.6 s) is 3D-Speaker's choice.
     package static let defaultMinClusterSize = 4
