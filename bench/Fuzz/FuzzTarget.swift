@@ -26,6 +26,7 @@ enum FuzzTarget: String, CaseIterable {
     case bytePairEncoder = "byte-pair-encoder"
     case ortModel = "ort-model"
     case moonshineTokenizer = "moonshine-tokenizer"
+    case torchCheckpoint = "torch-checkpoint"
 
     /// What the input stands for, for the script's help.
     var summary: String {
@@ -47,6 +48,7 @@ enum FuzzTarget: String, CaseIterable {
         case .bytePairEncoder: "text to the tokenizer's byte-pair encoder: round trip, and a letter run against the rules"
         case .ortModel: "an ONNX Runtime ORT-format model (Moonshine's): graphs, initializers, weights by layer"
         case .moonshineTokenizer: "Moonshine's tokenizer.bin: pieces, and every token decoded"
+        case .torchCheckpoint: "a PyTorch checkpoint (zip, pickle, storages): every tensor, then CAM++'s weights"
         }
     }
 
@@ -69,6 +71,7 @@ enum FuzzTarget: String, CaseIterable {
         case .bytePairEncoder: "text.txt"
         case .ortModel: "model.ort"
         case .moonshineTokenizer: "tokenizer.bin"
+        case .torchCheckpoint: "model.pt"
         }
     }
 
@@ -124,6 +127,8 @@ enum FuzzTarget: String, CaseIterable {
                 try EngineReaders.readORTModel(url)
             case .moonshineTokenizer:
                 try EngineReaders.readMoonshineTokenizer(url)
+            case .torchCheckpoint:
+                try EngineReaders.readTorchCheckpoint(url)
             }
             return "read"
         } catch {

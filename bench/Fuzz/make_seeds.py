@@ -357,3 +357,81 @@ put("moonshine-tokenizer", "small.bin", b"".join(bytes([len(p)]) + p for p in pi
 moonshine = os.path.join(models, "moonshine-base-en", "tokenizer.bin")
 if os.path.exists(moonshine):
     put("moonshine-tokenizer", "real.bin", read(moonshine)[:8192])
+
+# PyTorch checkpoints: a small state dictionary pickled as torch.save writes it (protocol 2, tensors through
+# torch._utils._rebuild_tensor_v2 with persistent storage ids), built without PyTorch; and the beginning of the real
+# segmentation checkpoint's pickle when it is installed.
+def torch_checkpoint(tensors, lightning=False):
+    import collections, io, pickle, types, zipfile
+
+    def _rebuild_tensor_v2(*arguments):
+        return arguments
+    _rebuild_tensor_v2.__module__ = "torch._utils"
+    _rebuild_tensor_v2.__qualname__ = "_rebuild_tensor_v2"
+    FloatStorage = type("FloatStorage", (), {"__module__": "torch"})
+    saved = {name: sys.modules.get(name) for name in ("torch", "torch._utils")}
+    sys.modules["torch"] = types.ModuleType("torch")
+    sys.modules["torch"].FloatStorage = FloatStorage
+    sys.modules["torch._utils"] = types.ModuleType("torch._utils")
+    sys.modules["torch._utils"]._rebuild_tensor_v2 = _rebuild_tensor_v2
+
+    class Storage:
+        def __init__(self, key, count):
+            self.key, self.count = key, count
+
+    class Tensor:
+        def __init__(self, key, shape):
+            self.storage = Storage(key, 1)
+            for size in shape:
+                self.storage.count *= size
+            self.shape = shape
+
+        def __reduce__(self):
+            strides, step = [], 1
+            for size in reversed(self.shape):
+                strides.insert(0, step)
+                step *= size
+            return (_rebuild_tensor_v2, (self.storage, 0, tuple(self.shape), tuple(strides), False, collections.OrderedDict()))
+
+    class Pickler(pickle.Pickler):
+        def persistent_id(self, obj):
+            return ("storage", FloatStorage, obj.key, "cpu", obj.count) if isinstance(obj, Storage) else None
+
+    try:
+        state = collections.OrderedDict()
+        blobs = {}
+        for index, (name, shape) in enumerate(tensors):
+            tensor = Tensor(str(index), shape)
+            state[name] = tensor
+            blobs[str(index)] = struct.pack(f"<{tensor.storage.count}f", *[0.25 * i for i in range(tensor.storage.count)])
+        root = state
+        if lightning:
+            # As PyTorch Lightning saves a checkpoint: the state dictionary beside metadata objects (NEWOBJ, BUILD).
+            Specifications = type("Specifications", (), {"__module__": "pyannote_task"})
+            specifications = Specifications()
+            specifications.duration, specifications.classes = 10.0, ["a", "b", "c"]
+            root = {"epoch": 3, "state_dict": state, "pyannote.audio": {"specifications": specifications},
+                    "hyper_parameters": {"sample_rate": 16000, "scale": 0.5}}
+            sys.modules[Specifications.__module__] = types.ModuleType(Specifications.__module__)
+            sys.modules[Specifications.__module__].Specifications = Specifications
+        stream = io.BytesIO()
+        Pickler(stream, protocol=2).dump(root)
+        archive = io.BytesIO()
+        with zipfile.ZipFile(archive, "w", zipfile.ZIP_STORED) as z:
+            z.writestr("archive/data.pkl", stream.getvalue())
+            for key, blob in blobs.items():
+                z.writestr(f"archive/data/{key}", blob)
+            z.writestr("archive/version", "3\n")
+        return archive.getvalue()
+    finally:
+        sys.modules.pop("pyannote_task", None)
+        for name, module in saved.items():
+            if module is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = module
+
+put("torch-checkpoint", "small.pt", torch_checkpoint([("head.conv1.weight", [4, 1, 3, 3]), ("head.bn1.running_var", [4]),
+                                                      ("xvector.dense.linear.weight", [3, 2, 1])]))
+put("torch-checkpoint", "lightning.pt", torch_checkpoint([("lstm.weight_ih_l0", [8, 2]), ("classifier.weight", [7, 2])],
+                                                          lightning=True))

@@ -35,6 +35,12 @@ package enum EngineReaders {
         for name in weights.quantized.keys.sorted() { _ = try weights.values(name) }
     }
 
+    /// Reads a PyTorch checkpoint (the diarization models'): every tensor, then CAM++'s weights from it.
+    package static func readTorchCheckpoint(_ url: URL) throws {
+        let checkpoint = try TorchCheckpoint(url: url)
+        _ = try CAMPlusPlusWeights(checkpoint: checkpoint)
+    }
+
     /// Reads Moonshine's `tokenizer.bin`, decodes every token and encodes a phrase with its pieces (contextual
     /// biasing's encoder).
     package static func readMoonshineTokenizer(_ url: URL) throws {
