@@ -97,6 +97,11 @@ struct APIError: HTTPResponseError {
                  param: "model", code: "model_not_found")
     }
 
+    static func diarizationModelMissing(_ id: String) -> APIError {
+        APIError(.notFound, "Telling speakers apart needs the model `\(id)`, which is not installed on this server; "
+                 + "install it with `openspeech models install \(id)`.", code: "model_not_installed")
+    }
+
     static func unauthorized() -> APIError {
         APIError(.unauthorized, "Incorrect or missing API key: send it as `Authorization: Bearer KEY`.",
                  code: "invalid_api_key")

@@ -19,4 +19,20 @@ extension ServerConfiguration {
         throw APIError(.notFound, "The model `\(missing)` is not installed on this server; install it with "
                        + "`openspeech models install \(missing)`.", param: "model", code: "model_not_installed")
     }
+
+    /// Makes the diarizer's models ready as this server may, by the same rule: installs the missing ones when it
+    /// installs models (never from the Hugging Face Hub on a request); a missing speech detector is not needed (the
+    /// energy detector finds the speech), a missing speaker-embedding model is refused (404 `model_not_installed`).
+    /// Diarized requests are the only ones that need these models, so a server installs them on the first one.
+    func prepareDiarizationModels(logger: Logger) async throws {
+        let diarizer = SpeakerDiarizer(store: store)
+        for id in diarizer.requiredModelIDs where store.installedDirectory(for: id) == nil {
+            guard installsMissingModels, store.catalog.model(id)?.isHubSourced != true else { continue }
+            logger.info("installing a model", metadata: ["model": .string(id)])
+            try await store.install(id)
+        }
+        if store.installedDirectory(for: SpeakerDiarizer.embeddingModelID) == nil {
+            throw APIError.diarizationModelMissing(SpeakerDiarizer.embeddingModelID)
+        }
+    }
 }

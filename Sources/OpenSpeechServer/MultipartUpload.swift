@@ -3,7 +3,10 @@ import Hummingbird
 import MultipartKit
 
 /// A `multipart/form-data` request body read as it arrives: text fields in memory, the `file` field streamed to a
-/// temporary file, the whole body bounded by a size limit (413 past it). The caller removes `directory`.
+/// temporary file, the whole body bounded by a size limit (413 past it). A text field keeps its first 64 KB, except
+/// known speakers' reference clips (`known_speaker_references[]`, data URLs of a few seconds of audio): up to
+/// `SpeakerRequest.maxKnownSpeakers` of them, each kept whole up to `maxReferenceBytes` (400 past either). The caller
+/// removes `directory`.
 package struct MultipartUpload {
     /// Text fields by name; repeated names (`timestamp_granularities[]`) keep every value in order.
     package var fields: [String: [String]] = [:]
@@ -17,6 +20,11 @@ package struct MultipartUpload {
     package let directory: URL
 
     func field(_ name: String) -> String? { fields[name]?.last }
+
+    /// The most bytes of a text field kept (the rest is dropped).
+    static let maxFieldBytes = 65_536
+    /// The largest reference clip taken, as its data URL: 10 s of 48 kHz stereo 32-bit float WAV in base64 is 5 MB.
+    static let maxReferenceBytes = 8 << 20
 
     /// The boundary of a `multipart/form-data` content type, or nil.
     static func boundary(of contentType: String?) -> String? {
@@ -82,6 +90,8 @@ package struct MultipartUpload {
         var failure: (any Error)?
         private var name: String?
         private var isFile = false
+        private var isReference = false
+        private var references = 0
         private var text: [UInt8] = []
         private var handle: FileHandle?
 
@@ -94,6 +104,15 @@ package struct MultipartUpload {
             self.name = Self.parameter("name", in: value)
             let filename = Self.parameter("filename", in: value)
             isFile = self.name == "file" || (filename != nil && self.name == nil)
+            isReference = !isFile && SpeakerRequest.referenceFields.contains(self.name ?? "")
+            if isReference {
+                references += 1
+                if references > SpeakerRequest.maxKnownSpeakers && failure == nil {
+                    failure = APIError(.badRequest, "At most \(SpeakerRequest.maxKnownSpeakers) known speakers are taken; "
+                                       + "this request sends more known_speaker_references[].",
+                                       param: "known_speaker_references", code: "invalid_value")
+                }
+            }
             if isFile && fileURL == nil {
                 // Keep the extension as a hint; the decoder reads the container from the content.
                 let ext = filename.map { ($0 as NSString).pathExtension }.flatMap { $0.isEmpty ? nil : $0 } ?? "bin"
@@ -113,7 +132,16 @@ package struct MultipartUpload {
                 do { try handle.write(contentsOf: bytes) } catch {
                     failure = APIError(.internalServerError, "Could not store the upload: \(error)", type: "server_error")
                 }
-            } else if text.count < 65_536, let bytes = buffer.readBytes(length: buffer.readableBytes) {
+            } else if isReference {
+                guard failure == nil, let bytes = buffer.readBytes(length: buffer.readableBytes) else { return }
+                guard text.count + bytes.count <= MultipartUpload.maxReferenceBytes else {
+                    failure = APIError(.badRequest, "known_speaker_references[] \(references) is larger than "
+                                       + "\(MultipartUpload.maxReferenceBytes >> 20) MB; send a clip of 2 to 10 s.",
+                                       param: "known_speaker_references", code: "invalid_known_speaker_reference")
+                    return
+                }
+                text += bytes
+            } else if text.count < MultipartUpload.maxFieldBytes, let bytes = buffer.readBytes(length: buffer.readableBytes) {
                 text += bytes
             }
         }
@@ -126,6 +154,7 @@ package struct MultipartUpload {
             }
             name = nil
             isFile = false
+            isReference = false
             text = []
         }
 

@@ -5,7 +5,7 @@ import SpeechEngine
 
 /// What a transcription or translation request asks for, read from its form fields and checked before any work:
 /// the model (a catalog id, or an OpenAI name such as `whisper-1` meaning the server's default), the language, the
-/// response format and time-stamp granularities, streaming.
+/// response format and time-stamp granularities, streaming, speakers (`SpeakerRequest`).
 struct TranscriptionRequest: Sendable {
     enum Operation: String, Sendable {
         case transcribe, translate
@@ -30,6 +30,8 @@ struct TranscriptionRequest: Sendable {
     /// Translation without a language, or transcription without one on a server that detects it: the language is
     /// detected in the upload's first speech.
     var detectsLanguage = false
+    /// Who speaks when, when the request asks (`diarized_json`, `diarize=true`); nil otherwise.
+    var speakers: SpeakerRequest?
 
     init(_ upload: MultipartUpload, task: Operation, configuration: ServerConfiguration) throws {
         self.task = task
@@ -90,7 +92,7 @@ struct TranscriptionRequest: Sendable {
 
         let formatName = upload.field("response_format")?.trimmingCharacters(in: .whitespaces) ?? "json"
         guard let format = ResponseFormat(rawValue: formatName.isEmpty ? "json" : formatName) else {
-            throw APIError(.badRequest, "response_format must be one of json, text, srt, vtt, verbose_json; got `\(formatName)`.",
+            throw APIError(.badRequest, "response_format must be one of \(ResponseFormat.names); got `\(formatName)`.",
                            param: "response_format", code: "invalid_value")
         }
         self.format = format
@@ -119,6 +121,7 @@ struct TranscriptionRequest: Sendable {
         } catch {
             throw APIError(.badRequest, error.message, param: "hotwords", code: "invalid_value")
         }
+        speakers = try SpeakerRequest.parse(upload, format: format, task: task, stream: stream)
         // A request no model serves is refused now, before its upload is transcribed.
         _ = try plannedModelID(configuration)
     }
@@ -144,7 +147,9 @@ struct TranscriptionRequest: Sendable {
     func options(_ configuration: ServerConfiguration) -> FileTranscriber.Options {
         FileTranscriber.Options(
             locale: locale, modelID: requestedModelID, beamSize: configuration.beamSize,
-            wordTimestamps: (wordTimestamps && format == .verboseJSON) || format == .srt || format == .vtt,
+            // Speakers are given to words (a segment split where its words change speaker).
+            wordTimestamps: (wordTimestamps && format == .verboseJSON) || format == .srt || format == .vtt
+                || speakers != nil,
             detectsSpeech: configuration.detectsSpeech, computeType: configuration.computeType,
             contextualStrings: hotwords, prompt: prompt, temperatures: temperature.flatMap { $0 > 0 ? [$0] : nil },
             detectsLanguage: detectsLanguage, task: task == .translate ? .translate : .transcribe)

@@ -6,9 +6,11 @@ import SpeechAudio
 
 /// `POST /v1/audio/transcriptions` and `POST /v1/audio/translations`: a multipart upload, checked, queued for a
 /// slot, transcribed by the library's `FileTranscriber` (whose engine runs on its own executors, off Swift's
-/// cooperative pool), answered in the requested format or streamed as server-sent events. The upload's temporary
-/// folder is removed on every path; a client that disconnects cancels its request (in the queue, or at the engine's
-/// next window).
+/// cooperative pool), answered in the requested format or streamed as server-sent events. A request for speakers is
+/// diarized first, in its slot (`SpeakerDiarizer`: a bad known-speaker reference is refused before the transcription
+/// runs, and before a stream's headers go out), its turns then given to the transcript's segments and words. The
+/// upload's temporary folder is removed on every path; a client that disconnects cancels its request (in the queue,
+/// or at the engine's next window).
 struct TranscriptionRoutes: Sendable {
     let configuration: ServerConfiguration
     let limiter: ConcurrencyLimiter
@@ -48,15 +50,25 @@ struct TranscriptionRoutes: Sendable {
             guard upload.fileSize > 0 else { throw APIError.emptyFile() }
             try await ensureModels(for: parsed)
             let slot = try await limiter.acquire()
+            let turns: [SpeakerTurn]?
+            do {
+                turns = try await speakerTurns(file, parsed)
+            } catch {
+                slot.release()
+                upload.folder.release()
+                throw Self.apiError(for: error, file: file)
+            }
             if parsed.stream {
-                return streamingResponse(file: file, request: parsed, context: context, leases: [slot, upload.folder])
+                return streamingResponse(file: file, request: parsed, turns: turns, context: context,
+                                         leases: [slot, upload.folder])
             }
             defer {
                 slot.release()
                 upload.folder.release()
             }
             do {
-                let transcript = try await transcribe(file, parsed)
+                var transcript = try await transcribe(file, parsed)
+                if let turns { transcript = transcript.attributingSpeakers(turns) }
                 let document = try parsed.format.document(transcript, request: parsed)
                 return Response(status: .ok, headers: [.contentType: parsed.format.contentType],
                                 body: .init(byteBuffer: ByteBuffer(string: document)))
@@ -70,6 +82,32 @@ struct TranscriptionRoutes: Sendable {
     private func ensureModels(for request: TranscriptionRequest) async throws {
         try await configuration.prepareModels(
             for: FileTranscriber(options: request.options(configuration), store: configuration.store), logger: logger)
+        if request.speakers != nil { try await configuration.prepareDiarizationModels(logger: logger) }
+    }
+
+    /// Who speaks when in `file`, labelled as OpenAI labels speakers; nil when the request asks for no speakers.
+    /// Throws the API's errors (a known speaker's reference with too little speech: 400 naming it).
+    private func speakerTurns(_ file: URL, _ request: TranscriptionRequest) async throws -> [SpeakerTurn]? {
+        guard let speakers = request.speakers else { return nil }
+        let diarizer = SpeakerDiarizer(options: speakers.options, store: configuration.store)
+        let start = ContinuousClock.now
+        let result: SpeakerDiarizer.Result
+        do {
+            result = try await diarizer.diarize(contentsOf: file)
+        } catch let error as SpeakerDiarizationError {
+            throw speakers.apiError(for: error)
+        }
+        // The diarizer does not stop part-way: a request whose client left stops here, before its transcription.
+        try Task.checkCancellation()
+        let elapsed = ContinuousClock.now - start
+        logger.info("diarized", metadata: [
+            "speakers": .stringConvertible(result.speakers.count),
+            "known_speakers": .string(result.namedSpeakers.joined(separator: ",")),
+            "processing_seconds": .stringConvertible(
+                Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18),
+        ])
+        if let notice = result.notice { logger.info("speakers", metadata: ["notice": .string(notice)]) }
+        return OpenAISpeakerLabels.turns(of: result, names: speakers.names)
     }
 
     /// The library's transcription of `file`, timed for the metrics.
@@ -88,12 +126,13 @@ struct TranscriptionRoutes: Sendable {
         return transcript
     }
 
-    /// Server-sent events in OpenAI's shape: `transcript.text.delta` as each final result arrives, then
+    /// Server-sent events in OpenAI's shape: `transcript.text.delta` as each final result arrives, then (with
+    /// speakers, `diarized_json`) a `transcript.text.segment` per segment of the whole transcript, then
     /// `transcript.text.done` with the whole text; a failure after the headers went out is an `error` event.
     /// The work stops as soon as the connection closes (a client that resets its connection is seen at once, not at
     /// the next write).
-    private func streamingResponse(file: URL, request: TranscriptionRequest, context: ServerRequestContext,
-                                   leases: [Lease]) -> Response {
+    private func streamingResponse(file: URL, request: TranscriptionRequest, turns: [SpeakerTurn]?,
+                                   context: ServerRequestContext, leases: [Lease]) -> Response {
         let body = ResponseBody { writer in
             let (deltas, continuation) = AsyncStream<String>.makeStream()
             let work = Task {
@@ -114,6 +153,13 @@ struct TranscriptionRoutes: Sendable {
                         try await writer.write(Self.event(["type": "transcript.text.delta", "delta": text]))
                     }
                     let transcript = try await work.value
+                    if let turns {
+                        let unlabelled = OpenAISpeakerLabels.unlabelled(names: request.speakers?.names ?? [])
+                        for segment in DiarizedJSONDocument.segments(of: transcript.attributingSpeakers(turns),
+                                                                     unlabelled: unlabelled) {
+                            try await writer.write(ByteBuffer(string: "data: \(try DiarizedJSONDocument.json(segment))\n\n"))
+                        }
+                    }
                     try await writer.write(Self.event(["type": "transcript.text.done", "text": transcript.text]))
                 } onCancel: {
                     work.cancel()

@@ -6,7 +6,8 @@ import SpeechEngine
 /// Who spoke when: the speech of a recording (the speech detector's regions), CAM++ speaker embeddings of 1.5 s
 /// windows through it, clustered across the recording into speakers, as turns labelled "Speaker 1", "Speaker 2"... in
 /// order of first appearance. OpenSpeech extension: Apple's Speech framework has no speaker module. Overlapping speech
-/// is given to one speaker (the one the windows around it sound most like).
+/// is given to one speaker (the one the windows around it sound most like). With `Options.knownSpeakers`, a speaker
+/// who sounds like a known speaker's reference is labelled with that name (`KnownSpeakerMatching`).
 ///
 /// The work runs on a queue of its own, off the cooperative pool. The same audio and options give the same turns
 /// whatever the thread count.
@@ -20,16 +21,34 @@ public actor SpeakerDiarizer {
         public var maxSpeakers: Int?
         /// Threads for the embedding model; nil: the cores available.
         public var threads: Int?
+        /// People whose voices are known: the speaker most like each one's reference (one speaker per reference, at
+        /// cosine similarity 0.7 or more between the reference's mean embedding and the speaker's) is labelled with
+        /// its name; the other speakers are "Speaker 1", "Speaker 2"... among themselves, in order of first
+        /// appearance. A reference whose person does not speak names nobody.
+        public var knownSpeakers: [KnownSpeaker]
 
-        public init(speakers: Int? = nil, minSpeakers: Int? = nil, maxSpeakers: Int? = nil, threads: Int? = nil) {
+        public init(speakers: Int? = nil, minSpeakers: Int? = nil, maxSpeakers: Int? = nil, threads: Int? = nil,
+                    knownSpeakers: [KnownSpeaker] = []) {
             self.speakers = speakers
             self.minSpeakers = minSpeakers
             self.maxSpeakers = maxSpeakers
             self.threads = threads
+            self.knownSpeakers = knownSpeakers
         }
 
-        /// Throws `SpeakerDiarizationError.invalidSpeakerCount` for counts below 1 or contradicting each other.
+        /// Throws `SpeakerDiarizationError.invalidSpeakerCount` for counts below 1 or contradicting each other,
+        /// `.invalidKnownSpeakers` for a known speaker's name that is empty or given twice.
         public func validate() throws {
+            var names = Set<String>()
+            for known in knownSpeakers {
+                guard !known.name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+                    throw SpeakerDiarizationError.invalidKnownSpeakers("A known speaker's name is empty; give each one a name.")
+                }
+                guard names.insert(known.name).inserted else {
+                    throw SpeakerDiarizationError.invalidKnownSpeakers(
+                        "The known speaker name \(known.name) is given twice; give each person one reference.")
+                }
+            }
             for (name, value) in [("speakers", speakers), ("minimum speakers", minSpeakers), ("maximum speakers", maxSpeakers)] {
                 if let value, value < 1 || value > 100 {
                     throw SpeakerDiarizationError.invalidSpeakerCount("The \(name) must be between 1 and 100, not \(value).")
@@ -54,6 +73,9 @@ public actor SpeakerDiarizer {
         public var speakers: [String]
         /// A sentence when fewer speakers were found than asked for (`Options.speakers`, `minSpeakers`), nil otherwise.
         public var notice: String?
+        /// The names of `Options.knownSpeakers` heard in the recording, in order of first appearance: each is the
+        /// label of one of `speakers`.
+        public var namedSpeakers: [String] = []
     }
 
     /// The catalog model of the speaker embeddings.
@@ -84,25 +106,51 @@ public actor SpeakerDiarizer {
     }
 
     /// The speakers of 16 kHz mono `samples`. Speech too short to tell speakers apart is one speaker; none, no turns.
-    /// Throws `SpeakerDiarizationError` for invalid options and a missing model.
+    /// Throws `SpeakerDiarizationError` for invalid options, a missing model and a known speaker's reference with too
+    /// little speech (checked first, before the recording is worked on).
     public func diarize(samples: [Float]) throws -> Result {
         try options.validate()
         guard let directory = store.installedDirectory(for: Self.embeddingModelID) else {
             throw SpeakerDiarizationError.modelNotInstalled(Self.embeddingModelID)
         }
-        let model = try SpeakerModelCache.shared.model(in: directory)
+        let embedder = SpeakerEmbedder(model: try SpeakerModelCache.shared.model(in: directory))
         let (detector, _) = SpeechDetector.makeVoiceActivityDetector(store: store)
-        let speech = SpeechSegmenter.regions(probabilities: detector.probabilities(of: samples), totalSamples: samples.count,
-                                             options: SpeechSegmentationOptions(threshold: 0.55))
+        let threads = options.threads ?? ProcessInfo.processInfo.activeProcessorCount
+        let references = try options.knownSpeakers.map { known in
+            try Self.referenceEmbedding(known, detector: detector, embedder: embedder, threads: threads)
+        }
         let clustering = SpeakerClustering(speakers: options.speakers, minSpeakers: options.minSpeakers ?? 1,
                                            maxSpeakers: options.maxSpeakers)
-        let threads = options.threads ?? ProcessInfo.processInfo.activeProcessorCount
-        let found = SpeakerDiarization(embedder: SpeakerEmbedder(model: model), clustering: clustering)
-            .diarize(samples: samples, speech: speech, threads: threads)
-        let turns = found.turns.map { SpeakerTurn(start: $0.start, end: $0.end, speaker: SpeakerTurn.label($0.speaker)) }
+        let found = SpeakerDiarization(embedder: embedder, clustering: clustering)
+            .diarize(samples: samples, speech: Self.speech(in: samples, detector: detector), threads: threads)
+        let matching = KnownSpeakerMatching(references: references, centroids: found.centroids)
+        let labels = matching.labels(names: options.knownSpeakers.map(\.name))
+        let turns = found.turns.map { SpeakerTurn(start: $0.start, end: $0.end, speaker: labels[$0.speaker]) }
         let asked = options.speakers ?? options.minSpeakers ?? 0
         let notice = found.speakerCount < asked
             ? "\(asked) speakers were asked for, but the speech tells only \(found.speakerCount) apart." : nil
-        return Result(turns: turns, speakers: (0..<found.speakerCount).map(SpeakerTurn.label), notice: notice)
+        return Result(turns: turns, speakers: labels, notice: notice,
+                      namedSpeakers: matching.referenceOfSpeaker.compactMap { $0.map { options.knownSpeakers[$0].name } })
+    }
+
+    /// Where `samples` holds speech, as the diarizer looks for it.
+    private static func speech(in samples: [Float], detector: any VoiceActivityDetector) -> [SpeechRegion] {
+        SpeechSegmenter.regions(probabilities: detector.probabilities(of: samples), totalSamples: samples.count,
+                                options: SpeechSegmentationOptions(threshold: 0.55))
+    }
+
+    /// The embedding of a known speaker's reference: the mean of its windows' embeddings (as a speaker's centroid
+    /// is), through its speech only. Throws `.unusableReference` below `KnownSpeaker.minimumSpeechSeconds` of speech.
+    private static func referenceEmbedding(_ known: KnownSpeaker, detector: any VoiceActivityDetector,
+                                           embedder: SpeakerEmbedder, threads: Int) throws -> [Float] {
+        let speech = speech(in: known.samples, detector: detector)
+        let seconds = speech.reduce(0) { $0 + $1.duration }
+        guard seconds >= KnownSpeaker.minimumSpeechSeconds else {
+            throw SpeakerDiarizationError.unusableReference(name: known.name, speechSeconds: seconds)
+        }
+        let windows = DiarizationWindows(speech: speech).ranges
+        let embeddings = embedder.embeddings(samples: known.samples, ranges: windows, threads: threads)
+        return SpeakerClustering.centroids(embeddings: embeddings, dimension: CAMPlusPlus.embeddingSize,
+                                           labels: [Int](repeating: 0, count: windows.count))[0]
     }
 }

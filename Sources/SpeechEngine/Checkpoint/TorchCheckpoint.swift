@@ -19,25 +19,36 @@ package struct TorchCheckpoint {
     let file: String
 
     package init(url: URL) throws {
-        let data: Data
-        do {
-            data = try Data(contentsOf: url, options: .alwaysMapped)
-        } catch {
-            throw CheckpointError.unreadable(file: url.path, reason: error.localizedDescription)
+        guard FileManager.default.isReadableFile(atPath: url.path) else {
+            throw CheckpointError.unreadable(file: url.path, reason: "no such readable file")
         }
-        try self.init(data: data, file: url.lastPathComponent)
+        let archive: Archive
+        do {
+            archive = try Archive(url: url, accessMode: .read)
+        } catch {
+            throw CheckpointError.corrupt(file: url.lastPathComponent, reason: "it is not a zip archive (PyTorch's format since 1.6)")
+        }
+        try self.init(archive: archive, file: url.lastPathComponent)
     }
 
     package init(data: Data, file: String) throws {
-        self.file = file
-        func corrupt(_ reason: String) -> CheckpointError { .corrupt(file: file, reason: reason) }
         let archive: Archive
         do {
             archive = try Archive(data: data, accessMode: .read)
         } catch {
-            throw corrupt("it is not a zip archive (PyTorch's format since 1.6)")
+            throw CheckpointError.corrupt(file: file, reason: "it is not a zip archive (PyTorch's format since 1.6)")
         }
-        guard let pickleEntry = archive.first(where: { $0.path == "data.pkl" || $0.path.hasSuffix("/data.pkl") }) else {
+        try self.init(archive: archive, file: file)
+    }
+
+    private init(archive: Archive, file: String) throws {
+        self.file = file
+        func corrupt(_ reason: String) -> CheckpointError { .corrupt(file: file, reason: reason) }
+        // Entries by path, read once (`archive[path]` walks the whole directory; CAM++ has 938 entries).
+        var entries: [String: Entry] = [:]
+        for entry in archive where entries[entry.path] == nil { entries[entry.path] = entry }
+        guard let pickleEntry = entries.values.filter({ $0.path == "data.pkl" || $0.path.hasSuffix("/data.pkl") })
+            .min(by: { $0.path < $1.path }) else {
             throw corrupt("the archive has no data.pkl")
         }
         let prefix = String(pickleEntry.path.dropLast("data.pkl".count))
@@ -51,7 +62,7 @@ package struct TorchCheckpoint {
         for (name, value) in dictionary.namedEntries {
             guard let reference = try Self.tensorReference(value, name: name, file: file) else { continue }
             if storages[reference.key] == nil {
-                guard let entry = archive[prefix + "data/" + reference.key] else {
+                guard let entry = entries[prefix + "data/" + reference.key] else {
                     throw corrupt("the storage of \(name) (data/\(reference.key)) is missing")
                 }
                 storages[reference.key] = try Self.contents(of: entry, in: archive, file: file)
@@ -82,7 +93,7 @@ package struct TorchCheckpoint {
                 guard bytes.count + chunk.count <= Int(entry.uncompressedSize) else {
                     throw CheckpointError.corrupt(file: file, reason: "\(entry.path) is longer than it declares")
                 }
-                bytes += chunk
+                chunk.withUnsafeBytes { bytes.append(contentsOf: $0.bindMemory(to: UInt8.self)) }
             }
         } catch let error as CheckpointError {
             throw error
@@ -147,6 +158,25 @@ package struct TorchCheckpoint {
             }
             guard count == 0 || last < storageCount else { throw corrupt("addresses past its storage") }
             var values = [Float](repeating: 0, count: count)
+            var contiguous = true, step = 1
+            for (size, stride) in zip(shape, strides).reversed() where size > 1 {
+                if stride != step { contiguous = false }
+                step *= size
+            }
+            if contiguous {
+                // Row-major already (every tensor `torch.save` writes from a module): one pass over the bytes.
+                storage.withUnsafeBytes { raw in
+                    let base = raw.baseAddress! + offset * type.size
+                    values.withUnsafeMutableBufferPointer { out in
+                        if type == .float32 {  // little-endian, as every host Swift runs on
+                            UnsafeMutableRawPointer(out.baseAddress!).copyMemory(from: base, byteCount: count * 4)
+                        } else {
+                            for element in 0..<count { out[element] = value(at: base + element * type.size) }
+                        }
+                    }
+                }
+                return Tensor(shape: shape, values: values)
+            }
             storage.withUnsafeBytes { raw in
                 let base = raw.baseAddress!
                 var index = [Int](repeating: 0, count: shape.count)

@@ -3,12 +3,17 @@ for the Swift tests to check. Usage: openai_calls.py BASE_URL API_KEY MODE ARGS.
 
   formats FILE            every response_format, word granularity, stream=True, translation, models
   errors FILE BAD_FILE    what the client raises for a wrong key, an unknown model, undecodable audio
+  diarized FILE NAME=REF... SILENT
+                          response_format="diarized_json": plain, with known speakers (each NAME's reference clip
+                          REF sent as a data URL), streamed; verbose_json with diarize=true; a known speaker whose
+                          reference is the SILENT clip
   load FILE N CONCURRENCY N requests, CONCURRENCY at a time, no retries: statuses, Retry-After, latencies
   during FILE SECONDS CONCURRENCY PID SIGNAL AT
                           CONCURRENCY clients sending requests one after another for SECONDS, no retries; at AT
                           seconds, SIGNAL (a number) sent to process PID: each request's start, end and status, and
                           the signal's time, on one clock
 """
+import base64
 import os
 import json
 import sys
@@ -74,6 +79,42 @@ def errors(base_url, key, path, bad_path):
     }
 
 
+def data_url(path):
+    with open(path, "rb") as f:
+        return "data:audio/wav;base64," + base64.b64encode(f.read()).decode("ascii")
+
+
+def diarized(c, path, known, silent):
+    out = {}
+    names = [pair.split("=", 1)[0] for pair in known]
+    references = [data_url(pair.split("=", 1)[1]) for pair in known]
+    with open(path, "rb") as f:
+        result = c.audio.transcriptions.create(model="whisper-1", file=f, response_format="diarized_json")
+    out["diarized"] = {"class": type(result).__name__, **result.model_dump()}
+    with open(path, "rb") as f:
+        result = c.audio.transcriptions.create(
+            model="whisper-1", file=f, response_format="diarized_json",
+            known_speaker_names=names, known_speaker_references=references)
+    out["known"] = {"class": type(result).__name__, **result.model_dump()}
+    with open(path, "rb") as f:
+        out["stream"] = [e.model_dump() for e in c.audio.transcriptions.create(
+            model="whisper-1", file=f, response_format="diarized_json", stream=True)]
+    with open(path, "rb") as f:
+        out["verbose"] = c.audio.transcriptions.create(
+            model="whisper-1", file=f, response_format="verbose_json", timestamp_granularities=["word", "segment"],
+            extra_body={"diarize": "true"}).model_dump()
+    with open(path, "rb") as f:
+        audio = f.read()
+    out["silent_reference"] = error_of(lambda: client_without_retries(c).audio.transcriptions.create(
+        model="whisper-1", file=("talk.wav", audio), response_format="diarized_json",
+        known_speaker_names=[names[0], "silence"], known_speaker_references=[references[0], data_url(silent)]))
+    return out
+
+
+def client_without_retries(c):
+    return c.with_options(max_retries=0)
+
+
 def load(base_url, key, path, count, concurrency):
     c = client(base_url, key, retries=0)
     with open(path, "rb") as f:
@@ -129,6 +170,8 @@ def main():
         result = formats(client(base_url, key), args[0])
     elif mode == "errors":
         result = errors(base_url, key, args[0], args[1])
+    elif mode == "diarized":
+        result = diarized(client(base_url, key), args[0], args[1:-1], args[-1])
     elif mode == "load":
         result = load(base_url, key, args[0], int(args[1]), int(args[2]))
     elif mode == "during":
