@@ -41,15 +41,18 @@ import Testing
             == SpeakerTurns.turns(windows: windows, labels: labels))
     }
 
-    @Test("one speaker across a short pause is one turn; across a real pause, two")
+    @Test("one speaker across a pause of up to 4 s is one turn; across a longer silence, two")
     func gapMerging() {
         let first = Self.windows(count: 4)  // 0–3.3
         let afterBreath = Self.windows(from: 3.6, count: 4)  // 0.3 s later
         #expect(Self.matches(SpeakerTurns.turns(windows: first + afterBreath, labels: [Int](repeating: 1, count: 8)),
                              [Self.turn(0, 3.6 + 1.8 + 1.5, 1)]))
-        let afterPause = Self.windows(from: 5.3, count: 4)  // 2 s later
+        let afterPause = Self.windows(from: 5.3, count: 4)  // 2 s later: a speaker's pause, within the default 4 s
         #expect(Self.matches(SpeakerTurns.turns(windows: first + afterPause, labels: [Int](repeating: 1, count: 8)),
-                             [Self.turn(0, 3.3, 1), Self.turn(5.3, 8.6, 1)]))
+                             [Self.turn(0, 8.6, 1)]))
+        let afterSilence = Self.windows(from: 8.3, count: 4)  // 5 s later
+        #expect(Self.matches(SpeakerTurns.turns(windows: first + afterSilence, labels: [Int](repeating: 1, count: 8)),
+                             [Self.turn(0, 3.3, 1), Self.turn(8.3, 11.6, 1)]))
         #expect(SpeakerTurns.turns(windows: first + afterBreath, labels: [Int](repeating: 1, count: 8), maximumGap: 0.1)
             .count == 2)
     }
