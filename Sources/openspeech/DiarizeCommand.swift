@@ -17,14 +17,7 @@ struct DiarizeCommand: AsyncParsableCommand {
     @Option(help: "rttm (one SPEAKER line per turn), json (one object per file) or text.")
     var format: Format = .text
 
-    @Option(help: ArgumentHelp("How many speakers there are, when known.", valueName: "n"))
-    var speakers: Int?
-
-    @Option(help: ArgumentHelp("At least this many speakers.", valueName: "n"))
-    var minSpeakers: Int?
-
-    @Option(help: ArgumentHelp("At most this many speakers.", valueName: "n"))
-    var maxSpeakers: Int?
+    @OptionGroup var counts: SpeakerCounts
 
     @Option(help: "Threads for the speaker model (default: the cores available).")
     var threads: Int?
@@ -33,20 +26,11 @@ struct DiarizeCommand: AsyncParsableCommand {
     var noDownload = false
 
     func validate() throws {
-        do {
-            try options.validate()
-        } catch let error as SpeakerDiarizationError {
-            throw ValidationError(error.description)
-        }
         if let threads, !(1...256).contains(threads) { throw ValidationError("--threads must be from 1 to 256, not \(threads).") }
     }
 
-    private var options: SpeakerDiarizer.Options {
-        .init(speakers: speakers, minSpeakers: minSpeakers, maxSpeakers: maxSpeakers, threads: threads)
-    }
-
     func run() async throws {
-        let diarizer = SpeakerDiarizer(options: options)
+        let diarizer = SpeakerDiarizer(options: counts.options(threads: threads))
         if !noDownload { try await diarizer.installModels() }
         var failed = false
         for path in files {

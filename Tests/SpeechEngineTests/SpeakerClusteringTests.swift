@@ -7,33 +7,8 @@ import Testing
 @Suite struct SpeakerClusteringTests {
     static let dimension = 192
 
-    /// SplitMix64, for reproducible embeddings.
-    struct SplitMix64: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-
-        /// A standard normal value (Box–Muller).
-        mutating func gaussian() -> Float {
-            // u in (0, 1], v in [0, 1).
-            let u = (Double(next() >> 11) + 1) / 0x1p53, v = Double(next() >> 11) / 0x1p53
-            return Float((-2 * log(u)).squareRoot() * cos(2 * Double.pi * v))
-        }
-
-        mutating func unitVector(_ dimension: Int) -> [Float] {
-            let x = (0..<dimension).map { _ in gaussian() }
-            let length = x.map { $0 * $0 }.reduce(0, +).squareRoot()
-            return x.map { $0 / length }
-        }
-    }
-
     /// Speakers' centroids: a shared direction plus each speaker's own, cosine about 0.3 between speakers.
-    static func centroids(_ count: Int, generator: inout SplitMix64) -> [[Float]] {
+    static func centroids(_ count: Int, generator: inout SeededGenerator) -> [[Float]] {
         let shared = generator.unitVector(dimension)
         return (0..<count).map { _ in
             let own = generator.unitVector(dimension)
@@ -44,14 +19,14 @@ import Testing
     }
 
     /// A window of `centroid` with noise of random strength.
-    static func window(_ centroid: [Float], generator: inout SplitMix64) -> [Float] {
+    static func window(_ centroid: [Float], generator: inout SeededGenerator) -> [Float] {
         let sigma = Float.random(in: 0.035...0.06, using: &generator)
         return centroid.map { $0 + sigma * generator.gaussian() }
     }
 
     /// `speakers` taking turns of 3–10 windows, `perSpeaker` windows each (all speakers heard); embeddings and truth.
     static func conversation(speakers: Int, perSpeaker: Int, seed: UInt64) -> (embeddings: [Float], truth: [Int]) {
-        var generator = SplitMix64(state: seed)
+        var generator = SeededGenerator(seed: seed)
         let centers = centroids(speakers, generator: &generator)
         var left = [Int](repeating: perSpeaker, count: speakers)
         var embeddings: [Float] = [], truth: [Int] = []
@@ -133,7 +108,7 @@ import Testing
     @Test("clusters smaller than minClusterSize fold into the nearest large one")
     func minorClustersFold() {
         var (embeddings, truth) = Self.conversation(speakers: 2, perSpeaker: 20, seed: 16)
-        var generator = SplitMix64(state: 99)
+        var generator = SeededGenerator(seed: 99)
         // Two stray windows unlike either speaker, inside speaker 0's first run.
         for position in [2, 3] {
             embeddings.insert(contentsOf: generator.unitVector(Self.dimension), at: position * Self.dimension)
@@ -149,7 +124,7 @@ import Testing
 
     @Test("folding stops at the speakers asked for")
     func foldingKeepsRequestedSpeakers() {
-        var generator = SplitMix64(state: 17)
+        var generator = SeededGenerator(seed: 17)
         let centers = Self.centroids(2, generator: &generator)
         let truth = [Int](repeating: 0, count: 10) + [1, 1, 1] + [Int](repeating: 0, count: 10)
         let embeddings = truth.flatMap { Self.window(centers[$0], generator: &generator) }
@@ -164,7 +139,7 @@ import Testing
         let clustering = SpeakerClustering()
         #expect(clustering.labels(embeddings: [], dimension: Self.dimension) == .init(labels: [], speakerCount: 0, shortfall: nil))
         #expect(SpeakerClustering(speakers: 2).labels(embeddings: [], dimension: Self.dimension).shortfall == 2)
-        var generator = SplitMix64(state: 18)
+        var generator = SeededGenerator(seed: 18)
         let one = generator.unitVector(Self.dimension)
         #expect(clustering.labels(embeddings: one, dimension: Self.dimension).labels == [0])
         let two = one + generator.unitVector(Self.dimension)
@@ -224,7 +199,7 @@ import Testing
         let centroids = SpeakerClustering.centroids(embeddings: embeddings, dimension: Self.dimension, labels: labels)
         #expect(centroids.count == 3)
         // A fresh window near speaker `truth[i]`'s windows: the first window of that speaker, with a little more noise.
-        var generator = SplitMix64(state: 24)
+        var generator = SeededGenerator(seed: 24)
         for speaker in 0..<3 {
             let index = try #require(truth.firstIndex(of: speaker))
             let row = Array(embeddings[(index * Self.dimension)..<((index + 1) * Self.dimension)])
@@ -236,5 +211,20 @@ import Testing
         #expect(SpeakerClustering.assign(centroids[0], centroids: []) == nil)
         let zero = try #require(SpeakerClustering.assign([Float](repeating: 0, count: Self.dimension), centroids: centroids))
         #expect(zero.index == 0 && zero.similarity == 0)
+    }
+}
+
+extension SeededGenerator {
+    /// A standard normal value (Box–Muller).
+    mutating func gaussian() -> Float {
+        // u in (0, 1], v in [0, 1).
+        let u = (Double(next() >> 11) + 1) / 0x1p53, v = Double(next() >> 11) / 0x1p53
+        return Float((-2 * log(u)).squareRoot() * cos(2 * Double.pi * v))
+    }
+
+    mutating func unitVector(_ dimension: Int) -> [Float] {
+        let x = (0..<dimension).map { _ in gaussian() }
+        let length = x.map { $0 * $0 }.reduce(0, +).squareRoot()
+        return x.map { $0 / length }
     }
 }

@@ -72,7 +72,7 @@ import Testing
 
     @Test("turns are in order, never overlap, and stay within the windows", arguments: [1, 2, 3, 4, 5])
     func wellFormed(seed: UInt64) {
-        var generator = SpeakerClusteringTests.SplitMix64(state: seed)
+        var generator = SeededGenerator(seed: seed)
         var windows: [(start: Double, end: Double)] = [], labels: [Int] = []
         var time = 0.0
         for _ in 0..<12 {
@@ -160,7 +160,7 @@ import Testing
 
     @Test("the batch form equals asking one range at a time, and the rule by direct scan", arguments: [1, 2, 3])
     func batchMatchesSingle(seed: UInt64) {
-        var generator = SpeakerClusteringTests.SplitMix64(state: seed)
+        var generator = SeededGenerator(seed: seed)
         // Turns on a 0.1 s grid, some overlapping, so ties and touching boundaries occur.
         var turns: [SpeakerTurn] = []
         var tenths = 0
