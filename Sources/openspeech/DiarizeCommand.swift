@@ -11,7 +11,7 @@ struct DiarizeCommand: AsyncParsableCommand {
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case rttm, json, text }
 
-    @Argument(help: "Audio or video files.", completion: .file())
+    @Argument(help: "Audio or video files; - reads one from stdin.", completion: .file())
     var files: [String]
 
     @Option(help: "rttm (one SPEAKER line per turn), json (one object per file) or text.")
@@ -35,7 +35,16 @@ struct DiarizeCommand: AsyncParsableCommand {
         var failed = false
         for path in files {
             do {
-                let result = try await diarizer.diarize(contentsOf: URL(fileURLWithPath: path))
+                let result: SpeakerDiarizer.Result
+                if path == "-" {
+                    // Audio on stdin (any container), read to its end into a temporary file first.
+                    let copy = try SpooledInput(source: "stdin")
+                    defer { copy.remove() }
+                    try copy.copy(from: STDIN_FILENO)
+                    result = try await diarizer.diarize(contentsOf: copy.url)
+                } else {
+                    result = try await diarizer.diarize(contentsOf: URL(fileURLWithPath: path))
+                }
                 if let notice = result.notice { FileHandle.standardError.write(Data("openspeech: \(path): \(notice)\n".utf8)) }
                 print(try document(result, file: path), terminator: "")
             } catch {
