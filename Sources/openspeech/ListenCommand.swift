@@ -34,11 +34,17 @@ struct ListenCommand: AsyncParsableCommand {
 
     @OptionGroup var vocabulary: VocabularyOptions
 
+    @OptionGroup var speakerOptions: SpeakerOptions
+
     @Flag(help: "Fail instead of installing a missing model.")
     var noDownload = false
 
     @Flag(help: "No progress or status on stderr.")
     var quiet = false
+
+    func validate() throws {
+        _ = try speakerOptions.liveOptions()
+    }
 
     func run() async throws {
         AllocatorPolicy.apply()
@@ -69,7 +75,8 @@ struct ListenCommand: AsyncParsableCommand {
         let progress = ProgressLine(enabled: !quiet)
         let phrases = try vocabulary.phrases()
         let model = try await HubModelArgument.catalogID(for: self.model, noDownload: noDownload, progress: progress)
-        let first = try LiveTranscription(locale: requested.start, modelID: model, computeType: computeType)
+        let speakers = try speakerOptions.liveOptions()
+        let first = try LiveTranscription(locale: requested.start, modelID: model, computeType: computeType, speakers: speakers)
         try await first.prepare(noDownload: noDownload, progress: progress, contextualStrings: phrases)
         let audioFormat = try await first.audioFormat()
         // The likely language is checked when a multilingual model can tell (a model named is not second-guessed).
@@ -111,7 +118,8 @@ struct ListenCommand: AsyncParsableCommand {
             try await transcription.run(input, output: output, quiet: quiet)
             // The input ended: the microphone stopped, or the speech is in another language (its audio replayed).
             guard let (detected, next) = router.takeRestart() else { break }
-            transcription = try LiveTranscription(locale: detected.locale, modelID: nil, computeType: computeType)
+            transcription = try LiveTranscription(locale: detected.locale, modelID: nil, computeType: computeType,
+                                                  speakers: speakers)
             say("the speech sounds \(detected), not \(LikelyLanguageChecker.name(of: first.locale)): transcribing it as "
                 + "\(transcription.locale.identifier), model \(transcription.modelDescription)")
             try await transcription.prepare(noDownload: noDownload, progress: progress, contextualStrings: phrases)

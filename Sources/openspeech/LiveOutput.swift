@@ -7,12 +7,13 @@ enum LiveFormat: String, CaseIterable, Sendable {
     case text, jsonl
 }
 
-/// One result as a JSON Lines record.
+/// One result as a JSON Lines record; with speakers, `speaker` is who says most of it and each word has its own.
 struct LiveResultRecord: Codable, Equatable {
     struct Word: Codable, Equatable {
         var word: String
         var start: Double
         var end: Double
+        var speaker: String?
     }
 
     var text: String
@@ -20,14 +21,25 @@ struct LiveResultRecord: Codable, Equatable {
     var start: Double
     var end: Double
     var words: [Word]
+    var speaker: String?
 
-    init(_ result: SpeechTranscriber.Result) {
+    /// `parts`: the result's segments with speakers (`LiveSpeakers`), nil without speakers.
+    init(_ result: SpeechTranscriber.Result, speakers parts: [Transcript.Segment]? = nil) {
         let segment = Transcript.Segment(result)
         text = segment.text
         isFinal = result.isFinal
         start = segment.start
         end = segment.end
-        words = segment.words.map { Word(word: $0.word, start: $0.start, end: $0.end) }
+        let labelled = parts?.flatMap(\.words)
+        if let labelled, labelled.count == segment.words.count {
+            words = labelled.map { Word(word: $0.word, start: $0.start, end: $0.end, speaker: $0.speaker) }
+        } else {
+            words = segment.words.map { Word(word: $0.word, start: $0.start, end: $0.end) }
+        }
+        // Who speaks longest in it (parts are runs of one speaker).
+        var seconds: [String: Double] = [:]
+        for part in parts ?? [] { if let speaker = part.speaker { seconds[speaker, default: 0] += part.end - part.start } }
+        speaker = parts?.compactMap(\.speaker).max { seconds[$0]! < seconds[$1]! }
     }
 }
 
@@ -37,6 +49,8 @@ final class LiveOutput {
     private let style: Style
     private let file: Int32?
     private var volatileShown = false
+    /// The speaker of the last final text written (text with speakers: a speaker line at each change).
+    private var lastSpeaker: String?
     private let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -65,11 +79,13 @@ final class LiveOutput {
 
     deinit { if let file { close(file) } }
 
-    func show(_ result: SpeechTranscriber.Result) throws {
-        let text = String(result.text.characters).trimmingCharacters(in: .whitespaces)
+    /// Writes `result`; `speakers` (its segments with speakers, from `LiveSpeakers`) labels it, nil: no speakers.
+    func show(_ result: SpeechTranscriber.Result, speakers: [Transcript.Segment]? = nil) throws {
+        var text = String(result.text.characters).trimmingCharacters(in: .whitespaces)
+        if result.isFinal, let speakers { text = speakerLines(speakers) }
         switch style {
         case .jsonl:
-            write(String(decoding: try encoder.encode(LiveResultRecord(result)), as: UTF8.self) + "\n")
+            write(String(decoding: try encoder.encode(LiveResultRecord(result, speakers: speakers)), as: UTF8.self) + "\n")
         case .lines:
             if result.isFinal, !text.isEmpty { write(text + "\n") }
         case .terminal:
@@ -83,6 +99,22 @@ final class LiveOutput {
             }
         }
         if result.isFinal, !text.isEmpty, let file { try append(text + "\n", to: file) }
+    }
+
+    /// A final's text with a line naming the speaker (after a blank line, as in `transcribe --diarize`'s text) wherever
+    /// the speaker changes from the last final written.
+    private func speakerLines(_ parts: [Transcript.Segment]) -> String {
+        var lines: [String] = []
+        for part in parts where !part.text.isEmpty {
+            let speaker = part.speaker ?? "Unknown speaker"
+            if speaker != lastSpeaker {
+                if lastSpeaker != nil || !lines.isEmpty { lines.append("") }
+                lines.append(speaker)
+                lastSpeaker = speaker
+            }
+            lines.append(part.text)
+        }
+        return lines.joined(separator: "\n")
     }
 
     /// Clears a volatile line left on the terminal.

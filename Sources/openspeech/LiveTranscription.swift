@@ -2,10 +2,12 @@ import Foundation
 import OpenSpeech
 
 /// Live audio through `SpeechAnalyzer` with a volatile `SpeechTranscriber` (word times) and the `SpeechDetector`,
-/// results written as they come. Shared by `listen` and `transcribe -`.
+/// results written as they come; with speakers, a `SpeakerDetector` beside them labels who speaks. Shared by `listen`
+/// and `transcribe -`.
 struct LiveTranscription {
     let transcriber: SpeechTranscriber
     let detector: SpeechDetector
+    let speakers: SpeakerDetector?
     let analyzer: SpeechAnalyzer
     let locale: Locale
     let modelID: String?
@@ -14,8 +16,9 @@ struct LiveTranscription {
     let detectsLanguage: Bool
 
     /// `requested` nil (no --locale): the language is detected in the first speech (about 2 s of it), then kept.
-    /// `threads` nil: the engine's default.
-    init(locale requested: Locale?, modelID: String?, computeType: ComputeType, threads: Int? = nil) throws {
+    /// `threads` nil: the engine's default. `speakers`: label who speaks, with these options.
+    init(locale requested: Locale?, modelID: String?, computeType: ComputeType, threads: Int? = nil,
+         speakers: SpeakerDetector.Options? = nil) throws {
         detectsLanguage = requested == nil
         let wanted = requested ?? Locale(identifier: "en-US")
         guard let locale = SpeechTranscriber.supportedLocale(equivalentTo: wanted) else {
@@ -30,7 +33,8 @@ struct LiveTranscription {
             engineConfiguration: .init(modelID: modelID, computeType: computeType, detectsLanguage: detectsLanguage,
                                        threads: threads))
         detector = SpeechDetector(detectionOptions: .init(sensitivityLevel: .medium), reportResults: false)
-        analyzer = SpeechAnalyzer(modules: [transcriber, detector])
+        self.speakers = speakers.map { SpeakerDetector(options: $0) }
+        analyzer = SpeechAnalyzer(modules: [transcriber, detector] + (self.speakers.map { [$0] } ?? []))
     }
 
     /// The format the input must be in.
@@ -58,6 +62,15 @@ struct LiveTranscription {
     /// them, with `contextualStrings` (words to favour) as the analysis context.
     func prepare(noDownload: Bool, progress: ProgressLine, contextualStrings: [String]) async throws {
         try await ModelInstallation.install(files, noDownload: noDownload, progress: progress)
+        if let speakers, !noDownload {
+            let store = ModelStore()
+            defer { progress.clear() }
+            for id in speakers.assetModelIDs where store.installedDirectory(for: id) == nil {
+                try await store.install(id) { done, total in
+                    progress.show("installing \(id) (\(formatBytes(total)))", total > 0 ? Double(done) / Double(total) : 0)
+                }
+            }
+        }
         if !contextualStrings.isEmpty {
             let context = AnalysisContext()
             context.contextualStrings[.general] = contextualStrings
@@ -66,12 +79,16 @@ struct LiveTranscription {
         try await analyzer.prepareToAnalyze(in: try await audioFormat())
     }
 
-    /// Analyzes `input` until it ends, writing each result to `output`; then finalizes what was heard, writes the
-    /// last finals and returns the final results.
+    /// Analyzes `input` until it ends, writing each result to `output` (with its speakers, when labelled); then
+    /// finalizes what was heard, writes the last finals and returns the final results and the speakers' turns (none
+    /// without speakers).
     @discardableResult
     func run<Input: AsyncSequence & Sendable>(_ input: Input, output: LiveOutput?, quiet: Bool = false)
-        async throws -> [SpeechTranscriber.Result] where Input.Element == AnalyzerInput {
+        async throws -> (finals: [SpeechTranscriber.Result], turns: [SpeakerTurn]) where Input.Element == AnalyzerInput {
         nonisolated(unsafe) let output = output  // used by the printing task alone until it ends
+        let labels = speakers.map { _ in LiveSpeakers() }
+        let following = speakers.map { speakers in Task { try await labels?.follow(speakers) } }
+        let language = locale.language.languageCode?.identifier ?? ""
         let printing = Task {
             var finals: [SpeechTranscriber.Result] = []
             var announced = !detectsLanguage || quiet
@@ -81,7 +98,7 @@ struct LiveTranscription {
                     let name = Locale(identifier: "en").localizedString(forLanguageCode: language) ?? language
                     FileHandle.standardError.write(Data("openspeech: detected \(name) (\(language))\n".utf8))
                 }
-                try output?.show(result)
+                try output?.show(result, speakers: await labels?.segments(of: result, language: language))
                 if result.isFinal { finals.append(result) }
             }
             output?.finish()
@@ -92,8 +109,11 @@ struct LiveTranscription {
             try await analyzer.finalizeAndFinishThroughEndOfInput()
         } catch {
             printing.cancel()
+            following?.cancel()
             throw error
         }
-        return try await printing.value
+        let finals = try await printing.value
+        try await following?.value
+        return (finals, await labels?.turns ?? [])
     }
 }

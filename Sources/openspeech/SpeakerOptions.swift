@@ -14,6 +14,17 @@ struct SpeakerOptions: ParsableArguments {
         }
     }
 
+    /// The live speaker detector's options, nil without `--diarize`. Live, speakers are labelled as they come: a count
+    /// is at most that many (`--speakers` as `--max-speakers`), and `--min-speakers` cannot be honoured.
+    func liveOptions() throws -> SpeakerDetector.Options? {
+        guard diarize else { return nil }
+        if counts.minSpeakers != nil {
+            throw ValidationError("--min-speakers is for files: live, speakers are labelled as they start speaking; give "
+                + "--max-speakers (or --speakers) to cap them.")
+        }
+        return SpeakerDetector.Options(maxSpeakers: counts.speakers ?? counts.maxSpeakers)
+    }
+
     /// The diarizer's options, nil without `--diarize`.
     func options(threads: Int?) -> SpeakerDiarizer.Options? {
         diarize ? counts.options(threads: threads) : nil

@@ -133,9 +133,7 @@ struct TranscribeCommand: AsyncParsableCommand {
         if detectLanguagePerWindow {
             throw ValidationError("--detect-language-per-window takes files or a stream in a container on - (stdin), not live audio.")
         }
-        if speakerOptions.diarize {
-            throw ValidationError("--diarize takes files or a stream in a container on - (stdin), not live audio.")
-        }
+        _ = try speakerOptions.liveOptions()
     }
 
     func run() async throws {
@@ -288,7 +286,8 @@ struct TranscribeCommand: AsyncParsableCommand {
         let model = try await HubModelArgument.catalogID(for: self.model, noDownload: noDownload,
                                                          progress: ProgressLine(enabled: !quiet))
         let live = try LiveTranscription(locale: detects ? nil : locale, modelID: model,
-                                         computeType: computeType ?? BuildInfo.liveComputeType, threads: decoding.threads)
+                                         computeType: computeType ?? BuildInfo.liveComputeType, threads: decoding.threads,
+                                         speakers: try speakerOptions.liveOptions())
         let plan = try OutputPlan(inputs: [TranscriptionInput(path: "-", relativePath: nil)], format: format, output: output,
                                   outputDirectory: outputDir)
         let streaming = plan.format == .text || plan.format == .json
@@ -308,15 +307,16 @@ struct TranscribeCommand: AsyncParsableCommand {
         let input = StandardInputAudio.stream(
             raw: .init(sample: .int16, sampleRate: Double(rawSampleRate ?? 16_000), channels: rawChannels ?? 1),
             to: try await live.audioFormat(), prefix: prefix) { message in failure.withLock { $0 = message } }
-        let finals = try await live.run(input, output: liveOutput, quiet: quiet)
+        let (finals, turns) = try await live.run(input, output: liveOutput, quiet: quiet)
         if let message = failure.withLock({ $0 }) { throw CommandFailure(message) }
         if !streaming {
             let end = finals.last.map { $0.range.end.seconds } ?? 0
-            let transcript = Transcript(
+            var transcript = Transcript(
                 results: finals,
                 language: finals.lazy.compactMap { Transcript.Segment($0).language }.first
                     ?? live.locale.language.languageCode?.identifier ?? "", duration: end,
                 model: live.transcriber.selectedModelID)
+            if live.speakers != nil { transcript = transcript.attributingSpeakers(turns) }
             var writer = TranscriptWriter(plan: plan, several: false, layout: subtitles.layout,
                                           highlightWords: subtitles.highlightWords, words: wordTimestamps)
             try writer.write(transcript, for: TranscriptionInput(path: "-", relativePath: nil))

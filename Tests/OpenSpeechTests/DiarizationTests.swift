@@ -143,7 +143,7 @@ import TestSupport
         #expect(silence.turns.isEmpty && silence.speakers.isEmpty)
     }
 
-    @Test("refused before any work, with a sentence: impossible speaker counts, counts without --diarize, --diarize on live audio")
+    @Test("refused before any work, with a sentence: impossible speaker counts, counts without --diarize, a minimum count live")
     func refusals() async throws {
         try await TestEnvironment.ready()
         let jfk = try #require(Corpus.item("jfk")).wav16kURL.path
@@ -151,7 +151,8 @@ import TestSupport
             (["diarize", jfk, "--speakers", "0"], "must be between 1 and 100"),
             (["diarize", jfk, "--min-speakers", "3", "--max-speakers", "2"], "is more than the maximum"),
             (["transcribe", jfk, "--speakers", "2"], "go with --diarize"),
-            (["transcribe", "-", "--live", "--diarize"], "not live audio"),
+            (["transcribe", "-", "--live", "--diarize", "--min-speakers", "2"], "--min-speakers is for files"),
+            (["listen", "--diarize", "--min-speakers", "2"], "--min-speakers is for files"),
         ] {
             let result = try await Self.run(arguments)
             #expect(result.status == 64, "\(arguments): \(result.stderr)")

@@ -1,8 +1,9 @@
 // Live microphone latency, as a user of `openspeech listen` meets it. Usage: live-bench [MAX_CLIPS] [fast] [all]
 // (or `live-bench listen [MAX_CLIPS] [all] [-- ARGUMENTS]`: the `openspeech listen` command itself, ListenFeed.swift)
 // (or `live-bench finals [SUBSETS]`: the finals' WER against file mode over many clips, FinalsFeed.swift;
-// `live-bench hour [MINUTES]`: memory over a long stream, HourFeed.swift; `live-bench window`: the cost of one
-// decoding of the window, full and shortened, and `live-bench window-text` the words, WindowProfile.swift)
+// `live-bench speakers OUT_DIR FILES...`: live speaker labels, SpeakerFeed.swift; `live-bench hour [MINUTES]`: memory
+// over a long stream, HourFeed.swift; `live-bench window`: the cost of one decoding of the window, full and shortened,
+// and `live-bench window-text` the words, WindowProfile.swift)
 // (`fast`: the transcriber also reports `.fastResults`, a decoding step every 0.5 s instead of 1 s; `all`: the clips of
 // every English subset, ls-other and the noisy calls too; LIVE_BENCH_TEXTS=FILE writes each clip's file-mode text and
 // live finals; LIVE_BENCH_CAPTURE=FILE the captured audio.)
@@ -39,6 +40,13 @@ if CommandLine.arguments.dropFirst().first == "hour" {  // live-bench hour [MINU
 if CommandLine.arguments.dropFirst().first == "finals" {  // live-bench finals [SUBSETS]: see FinalsFeed.swift
     let subsets = CommandLine.arguments.dropFirst(2).first.map { Set($0.split(separator: ",").map(String.init)) }
     try await runFinalsFeed(subsets: subsets ?? ["ls-clean", "ls-other", "other", "jfk", "noisy"], locale: english)
+    exit(0)
+}
+if CommandLine.arguments.dropFirst().first == "speakers" {  // live-bench speakers OUT_DIR FILES...: SpeakerFeed.swift
+    let arguments = Array(CommandLine.arguments.dropFirst(2))
+    _ = try await TestModels.directory(for: "campplus-sv-zh-en")
+    try await runSpeakerFeed(outputDirectory: URL(fileURLWithPath: arguments[0]),
+                             files: arguments.dropFirst().map { URL(fileURLWithPath: $0) })
     exit(0)
 }
 if CommandLine.arguments.dropFirst().first == "window-text" {

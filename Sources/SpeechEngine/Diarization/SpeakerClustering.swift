@@ -245,7 +245,7 @@ package struct SpeakerClustering: Sendable {
         }
     }
 
-    private static func norm(_ vector: [Float]) -> Float {
+    static func norm(_ vector: [Float]) -> Float {
         vector.withUnsafeBufferPointer { norm($0) }
     }
 
@@ -254,6 +254,12 @@ package struct SpeakerClustering: Sendable {
         for x in vector { squares += Double(x) * Double(x) }
         let length = Float(squares.squareRoot())
         return length.isFinite ? length : 0
+    }
+
+    /// The dot product of two vectors of one length.
+    static func dot(_ a: [Float], _ b: [Float]) -> Float {
+        precondition(a.count == b.count, "vectors of different lengths")
+        return a.withUnsafeBufferPointer { a in b.withUnsafeBufferPointer { b in dot(a.baseAddress, b.baseAddress, a.count) } }
     }
 
     /// The dot product of `count` floats at `a` and `b` (0 when either is absent). Eight running sums: the compiler
