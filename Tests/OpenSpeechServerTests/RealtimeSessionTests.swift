@@ -333,4 +333,45 @@ import TestSupport
         // longer than any pause in the clip and than the second of silence after it: the commit ends the one turn.
         #expect((turns["high"] ?? 0) >= 3 && turns["low"] == 0, "\(turns)")
     }
+
+    @Test("diarize: every completed item names its speaker, the same label for each person's turns, one per person")
+    func speakers() async throws {
+        try await TestModels.directory(for: "campplus-sv-zh-en")
+        let folder = try makeTemporaryDirectory("openspeech-realtime")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (samples, spans, _) = try DiarizedTranscriptionTests.conversation()
+        let wav16k = try DiarizedTranscriptionTests.write(samples, "conversation", in: folder)
+        let wav = folder.appendingPathComponent("conversation-24k.wav")
+        try await runCommand("ffmpeg", ["-nostdin", "-loglevel", "error", "-y", "-i", wav16k.path, "-ar", "24000",
+                                        "-c:a", "pcm_s16le", wav.path])
+        let server = try await RunningServer.start()
+        let events: [[String: Any]]
+        do {
+            events = try #require(try await Self.realtime(server, "speakers", [wav.path]) as? [[String: Any]])
+        } catch {
+            print(server.output)
+            _ = try await server.stop()
+            throw error
+        }
+        #expect(try await server.stop() == 0)
+        let session = try #require(events[1]["session"] as? [String: Any])
+        #expect((session["input_audio_transcription"] as? [String: Any])?["diarize"] as? Bool == true)
+        // Each item's start (speech_started), the turn it falls in, and the label its completed event gives.
+        var starts: [String: Double] = [:]
+        for event in events where event["type"] as? String == "input_audio_buffer.speech_started" {
+            if let item = event["item_id"] as? String, let ms = event["audio_start_ms"] as? Int { starts[item] = Double(ms) / 1000 }
+        }
+        var labelsOf: [String: [String: Int]] = [:]
+        let completed = events.filter { $0["type"] as? String == Self.completed }
+        #expect(completed.count >= spans.count, "\(Self.types(events))")
+        for done in completed {
+            let speaker = try #require(done["speaker"] as? String, "\(done)")
+            guard let item = done["item_id"] as? String, let start = starts[item],
+                  let turn = spans.first(where: { $0.start <= start + 0.5 && start + 0.5 < $0.end }) else { continue }
+            labelsOf[turn.speaker, default: [:]][speaker, default: 0] += 1
+        }
+        let reader = try #require(labelsOf["reader"]), lj = try #require(labelsOf["lj"])
+        #expect(reader.count == 1 && lj.count == 1, "one label per person: \(labelsOf)")
+        #expect(reader.keys.first == "Speaker 1" && lj.keys.first == "Speaker 2", "\(labelsOf)")
+    }
 }

@@ -17,7 +17,9 @@ enum RealtimeServerEvent {
     case committed(itemID: String, previousItemID: String?)
     case cleared
     case transcriptionDelta(itemID: String, delta: String)
-    case transcriptionCompleted(itemID: String, transcript: String, audioSeconds: Double, logprobs: [Logprob]? = nil)
+    /// `speaker`: who spoke the item, when the session labels speakers (an OpenSpeech extension).
+    case transcriptionCompleted(itemID: String, transcript: String, audioSeconds: Double, logprobs: [Logprob]? = nil,
+                                speaker: String? = nil)
     case transcriptionFailed(itemID: String, error: RealtimeEventError)
     case error(RealtimeEventError)
 
@@ -38,12 +40,13 @@ enum RealtimeServerEvent {
         case .transcriptionDelta(let itemID, let delta):
             return ["type": "conversation.item.input_audio_transcription.delta", "item_id": itemID, "content_index": 0,
                     "delta": delta]
-        case .transcriptionCompleted(let itemID, let transcript, let seconds, let logprobs):
+        case .transcriptionCompleted(let itemID, let transcript, let seconds, let logprobs, let speaker):
             var fields: [String: Any] = [
                 "type": "conversation.item.input_audio_transcription.completed", "item_id": itemID,
                 "content_index": 0, "transcript": transcript,
                 "usage": ["type": "duration", "seconds": seconds] as [String: Any],
             ]
+            if let speaker { fields["speaker"] = speaker }
             if let logprobs {
                 fields["logprobs"] = logprobs.map { ["token": $0.token, "logprob": $0.logprob, "bytes": $0.bytes.map(Int.init)] as [String: Any] }
             }

@@ -51,6 +51,8 @@ package struct RealtimeSessionSettings: Sendable, Equatable {
     var prompt: String?
     /// Phrases the decoder favours (an OpenSpeech extension).
     var hotwords: [String] = []
+    /// Label each item with who spoke it (an OpenSpeech extension).
+    var diarize = false
     var turnDetection: TurnDetection? = TurnDetection()
     package var noiseReduction: NoiseReduction?
     /// `include` asked for `item.input_audio_transcription.logprobs`.
@@ -86,6 +88,7 @@ package struct RealtimeSessionSettings: Sendable, Equatable {
         }
         if let prompt = update.prompt { next.prompt = prompt.isEmpty ? nil : prompt }
         if let hotwords = update.hotwords { next.hotwords = hotwords }
+        if let diarize = update.diarize { next.diarize = diarize }
         if update.model != nil || update.language != nil || update.prompt != nil {
             next.modelID = try Self.resolveModelID(requested: next.model, locale: next.locale,
                                                    needs: next.options(configuration).needs, configuration: configuration)
@@ -143,6 +146,7 @@ package struct RealtimeSessionSettings: Sendable, Equatable {
     func sessionObject(id: String) -> [String: Any] {
         let transcription: [String: Any] = [
             "model": model, "language": language.map { $0 as Any } ?? NSNull(), "prompt": prompt ?? "", "hotwords": hotwords,
+            "diarize": diarize,
         ]
         var detection: Any = NSNull()
         if let turnDetection, let eagerness = turnDetection.eagerness {

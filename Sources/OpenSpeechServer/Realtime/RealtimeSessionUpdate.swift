@@ -5,7 +5,8 @@ import SpeechEngine
 /// leaves the session's setting as it is). `turn_detection: null` turns server VAD off.
 ///
 /// OpenSpeech extension: `input_audio_transcription.hotwords`, a list of words and phrases (or one string, comma- or
-/// space-separated) that the decoder favours, as the HTTP routes' `hotwords` field.
+/// space-separated) that the decoder favours, as the HTTP routes' `hotwords` field; `input_audio_transcription.diarize`,
+/// true to label each item with who spoke it (`speaker` on the completed event).
 package struct RealtimeSessionUpdate: Sendable, Equatable {
     enum TurnDetectionChange: Sendable, Equatable {
         /// `turn_detection: null`: the client commits the buffer itself.
@@ -27,14 +28,16 @@ package struct RealtimeSessionUpdate: Sendable, Equatable {
     var language: String?
     var prompt: String?
     var hotwords: [String]?
+    var diarize: Bool?
     var turnDetection: TurnDetectionChange?
     var noiseReduction: NoiseReductionChange?
     /// `include` as sent (nil: not sent; `null` is an empty list).
     var include: [String]?
 
     init(inputAudioFormat: RealtimeAudioFormat? = nil, model: String? = nil, language: String? = nil,
-         prompt: String? = nil, hotwords: [String]? = nil, turnDetection: TurnDetectionChange? = nil,
+         prompt: String? = nil, hotwords: [String]? = nil, diarize: Bool? = nil, turnDetection: TurnDetectionChange? = nil,
          noiseReduction: NoiseReductionChange? = nil, include: [String]? = nil) {
+        self.diarize = diarize
         self.noiseReduction = noiseReduction
         self.include = include
         self.inputAudioFormat = inputAudioFormat
@@ -78,6 +81,13 @@ package struct RealtimeSessionUpdate: Sendable, Equatable {
             default:
                 throw RealtimeEventError(code: "invalid_type", "`hotwords` must be a string or a list of strings.",
                                          param: "session.input_audio_transcription.hotwords")
+            }
+            switch fields["diarize"] {
+            case nil, is NSNull: break
+            case let flag as Bool: diarize = flag
+            default:
+                throw RealtimeEventError(code: "invalid_type", "`diarize` must be true or false.",
+                                         param: "session.input_audio_transcription.diarize")
             }
         }
         if let reduction = session["input_audio_noise_reduction"] {

@@ -49,6 +49,9 @@ actor RealtimeTranscriptionSession {
     private var turns: RealtimeTurnDetection?
     private var detectorOrigin: Int64 = 0
     private var detectorChunks: Int64 = 0
+    /// With `diarize`: who speaks, labelled as the audio arrives, and the stretches labelled since the buffer's start.
+    private var speakers: LiveSpeakerLabelling?
+    private var speakerStretches: [LiveSpeakerLabelling.Stretch] = []
     /// The item that speech in progress will be committed as.
     private var speechItemID: String?
     /// Its deltas, and its volatile transcription, fed through `volatileFedThrough`.
@@ -183,6 +186,18 @@ actor RealtimeTranscriptionSession {
         if next.noiseReduction != settings.noiseReduction {
             noiseFilter = next.noiseReduction.map { HighPassFilter(cutoffHertz: $0.cutoffHertz) }
         }
+        if next.diarize, speakers == nil {
+            do {
+                speakers = try LiveSpeakerLabelling.installed(in: configuration.store)
+            } catch {
+                throw RealtimeEventError(code: "model_not_found", "Speaker labels need the model "
+                                         + "\(SpeakerDiarizer.embeddingModelID), which this server does not have "
+                                         + "installed.", param: "session.input_audio_transcription.diarize")
+            }
+        } else if !next.diarize {
+            speakers = nil
+            speakerStretches = []
+        }
         settings = next
         send(.sessionUpdated(session: settings.sessionObject(id: id)))
     }
@@ -212,6 +227,7 @@ actor RealtimeTranscriptionSession {
         guard !samples.isEmpty else { return }
         var samples = samples
         noiseFilter?.process(&samples)
+        if let speakers { speakerStretches += speakers.append(samples, at: streamEnd) }
         buffer += samples
         guard let detector, var policy = turns else { return }
         let probabilities = detector.process(samples)
@@ -237,9 +253,10 @@ actor RealtimeTranscriptionSession {
                 send(.speechStopped(itemID: itemID, audioEndMilliseconds: Self.milliseconds(speechEnd)))
                 let count = Int(commitThrough - bufferStart)
                 let item = Array(buffer[..<count])
+                let speaker = speaker(of: bufferStart..<commitThrough)
                 buffer.removeFirst(count)
                 bufferStart = commitThrough
-                commit(item, itemID: itemID, deltas: deltas)
+                commit(item, itemID: itemID, deltas: deltas, speaker: speaker)
             }
         }
         turns = policy
@@ -255,9 +272,25 @@ actor RealtimeTranscriptionSession {
         }
     }
 
+    /// Who speaks most in `range` of the session's audio, as labelled so far ("Speaker 1"...); nil without `diarize`
+    /// or speech labelled in or near it.
+    private func speaker(of range: Range<Int64>) -> String? {
+        guard speakers != nil else { return nil }
+        let turns = speakerStretches.compactMap { stretch in
+            stretch.speaker.map { SpeechEngine.SpeakerTurn(start: Double(stretch.range.lowerBound) / 16_000,
+                                              end: Double(stretch.range.upperBound) / 16_000, speaker: $0) }
+        }
+        // The next item starts where this one ends: earlier labels are no longer needed.
+        speakerStretches.removeAll { $0.range.upperBound <= range.upperBound - 16_000 }
+        return SpeakerAttribution.speaker(start: Double(range.lowerBound) / 16_000, end: Double(range.upperBound) / 16_000,
+                                          turns: turns).map(OpenSpeech.SpeakerTurn.label)
+    }
+
     private func drop(before sample: Int64) {
         let count = Int(min(max(0, sample - bufferStart), Int64(buffer.count)))
         guard count > 0 else { return }
+        // Labels more than a second before the audio kept are not needed for any item.
+        speakerStretches.removeAll { $0.range.upperBound <= sample - 16_000 }
         buffer.removeFirst(count)
         bufferStart += Int64(count)
     }
@@ -282,9 +315,10 @@ actor RealtimeTranscriptionSession {
         speechDeltas = nil
         turns?.reset()
         let item = buffer
+        let speaker = speaker(of: bufferStart..<streamEnd)
         buffer.removeAll()
         bufferStart = streamEnd
-        commit(item, itemID: itemID, deltas: deltas)
+        commit(item, itemID: itemID, deltas: deltas, speaker: speaker)
     }
 
     /// Speech of item `itemID` began: its volatile transcription starts on the buffer (the item's audio so far).
@@ -308,7 +342,7 @@ actor RealtimeTranscriptionSession {
     /// server's queue now (waiting behind its session's items counts as waiting); with none free, or with
     /// `maxPendingItems` of this session's items already waiting, it fails at once (`queue_full`), as an HTTP request
     /// gets 429.
-    private func commit(_ samples: [Float], itemID: String, deltas: ItemDeltaStream? = nil) {
+    private func commit(_ samples: [Float], itemID: String, deltas: ItemDeltaStream? = nil, speaker: String? = nil) {
         send(.committed(itemID: itemID, previousItemID: previousItemID))
         previousItemID = itemID
         transcriptions.removeAll { $0.isFinished }
@@ -331,7 +365,7 @@ actor RealtimeTranscriptionSession {
         let deltas = deltas ?? ItemDeltaStream(itemID: itemID, output: output)
         let task = ItemTranscription {
             await previous?.value
-            await Self.transcribe(samples, itemID: itemID, options: options, configuration: configuration,
+            await Self.transcribe(samples, itemID: itemID, speaker: speaker, options: options, configuration: configuration,
                                   place: place, metrics: metrics, logger: logger, deltas: deltas, output: output)
         }
         lastTranscription = task
@@ -340,7 +374,7 @@ actor RealtimeTranscriptionSession {
 
     /// Transcribes one item: `delta` for the text of each final result beyond what was sent, then `completed`, or
     /// `failed`.
-    private static func transcribe(_ samples: [Float], itemID: String, options: FileTranscriber.Options,
+    private static func transcribe(_ samples: [Float], itemID: String, speaker: String?, options: FileTranscriber.Options,
                                    configuration: ServerConfiguration, place: QueuePlace,
                                    metrics: ServerMetrics, logger: Logger, deltas: ItemDeltaStream,
                                    output: RealtimeOutbox) async {
@@ -365,7 +399,8 @@ actor RealtimeTranscriptionSession {
             ])
             let logprobs = options.wordTimestamps ? Self.wordLogprobs(transcript) : nil
             output.yield(RealtimeServerEvent.transcriptionCompleted(itemID: itemID, transcript: transcript.text,
-                                                                    audioSeconds: duration, logprobs: logprobs).json)
+                                                                    audioSeconds: duration, logprobs: logprobs,
+                                                                    speaker: speaker).json)
         } catch {
             if error is CancellationError || Task.isCancelled { return }
             let failure: RealtimeEventError

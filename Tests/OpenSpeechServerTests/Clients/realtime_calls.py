@@ -12,6 +12,8 @@ came back as JSON for the Swift tests to check. Usage: realtime_calls.py BASE_UR
   refused                     a wrong key and another intent: the error event, and the close code
   options WAV EAGERNESS        semantic VAD at EAGERNESS, far-field noise reduction and logprobs asked for; the WAV in 100 ms
                               pieces as fast as possible, then one second of silence and a commit
+  speakers WAV                server VAD with `diarize` (an OpenSpeech extension): the WAV in 100 ms pieces as fast as
+                              possible, then one second of silence and a commit; the events, `speaker` on completed
   limit N                     N sessions open (one appends 1.5 s of silence), then one more: its first event and
                               close code; then, one of the N closed, another: its first event
 """
@@ -218,7 +220,28 @@ def options(base_url, key, path, eagerness):
         append(conn, pcm, 100)
         append(conn, bytes(48000), 100)
         conn.send({"type": "input_audio_buffer.commit"})
-        collect(conn, events, pending_commit=True)
+        # Server VAD's commits each follow a speech_stopped; the one that does not answers this commit. Read until it
+        # came and every item committed is completed or failed.
+        stops, answered, committed, done = 0, False, set(), set()
+        deadline = time.monotonic() + TIMEOUT
+        while not (answered and committed <= done):
+            if time.monotonic() > deadline:
+                raise TimeoutError("items not completed: %s" % (committed - done))
+            event = recv(conn, timeout=max(1, deadline - time.monotonic()))
+            events.append(event)
+            kind = event["type"]
+            if kind == "input_audio_buffer.speech_stopped":
+                stops += 1
+            elif kind == "input_audio_buffer.committed":
+                committed.add(event["item_id"])
+                if stops > 0:
+                    stops -= 1
+                else:
+                    answered = True
+            elif kind == "error" and event["error"].get("code") == "input_audio_buffer_commit_empty":
+                answered = True
+            elif kind.endswith("input_audio_transcription.completed") or kind.endswith("input_audio_transcription.failed"):
+                done.add(event["item_id"])
     return events
 
 
@@ -249,6 +272,40 @@ def limit(base_url, key, count):
     return out
 
 
+def speakers(base_url, key, path):
+    pcm = read_pcm(path)
+    with connect(base_url, key) as conn:
+        events = [recv(conn)]
+        configure(conn, True, {"diarize": True})
+        events.append(recv(conn))
+        append(conn, pcm, 100)
+        append(conn, bytes(48000), 100)
+        conn.send({"type": "input_audio_buffer.commit"})
+        # Server VAD's commits each follow a speech_stopped; the one that does not answers this commit. Read until it
+        # came and every item committed is completed or failed.
+        stops, answered, committed, done = 0, False, set(), set()
+        deadline = time.monotonic() + TIMEOUT
+        while not (answered and committed <= done):
+            if time.monotonic() > deadline:
+                raise TimeoutError("items not completed: %s" % (committed - done))
+            event = recv(conn, timeout=max(1, deadline - time.monotonic()))
+            events.append(event)
+            kind = event["type"]
+            if kind == "input_audio_buffer.speech_stopped":
+                stops += 1
+            elif kind == "input_audio_buffer.committed":
+                committed.add(event["item_id"])
+                if stops > 0:
+                    stops -= 1
+                else:
+                    answered = True
+            elif kind == "error" and event["error"].get("code") == "input_audio_buffer_commit_empty":
+                answered = True
+            elif kind.endswith("input_audio_transcription.completed") or kind.endswith("input_audio_transcription.failed"):
+                done.add(event["item_id"])
+    return events
+
+
 def main():
     base_url, key, mode, args = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
     if mode == "stream":
@@ -261,6 +318,8 @@ def main():
         result = hotwords(base_url, key, args[0], args[1])
     elif mode == "options":
         result = options(base_url, key, args[0], args[1])
+    elif mode == "speakers":
+        result = speakers(base_url, key, args[0])
     elif mode == "limit":
         result = limit(base_url, key, int(args[0]))
     elif mode == "refused":
