@@ -55,6 +55,7 @@ def main():
                "speakers": scored["hypothesis_speakers"], "reference_speakers": scored["reference_speakers"],
                "changes": len(delays) + unlabelled, "unlabelled_changes": unlabelled,
                "delay_median": round(percentile(delays, 0.5), 3), "delay_p90": round(percentile(delays, 0.9), 3),
+               "delay_max": round(max(delays, default=float("nan")), 3),
                "within_2s": round(sum(d <= 2.0 for d in delays) / max(1, len(delays) + unlabelled), 3)}
         rows.append(row)
         print(json.dumps(row))
@@ -64,6 +65,7 @@ def main():
                       "changes": total, "unlabelled_changes": missed,
                       "delay_median": round(percentile(all_delays, 0.5), 3),
                       "delay_p90": round(percentile(all_delays, 0.9), 3),
+                      "delay_max": round(max(all_delays, default=float("nan")), 3),
                       "within_2s": round(sum(d <= 2.0 for d in all_delays) / max(1, total), 3)}))
 
 
