@@ -143,6 +143,20 @@ import TestSupport
         #expect(silence.turns.isEmpty && silence.speakers.isEmpty)
     }
 
+    @Test("openspeech diarize - reads a WAV stream from stdin: one speaker's turns, as from the file")
+    func diarizeStandardInput() async throws {
+        try await TestEnvironment.ready()
+        let jfk = try #require(Corpus.item("jfk")).wav16kURL
+        let (status, output) = try await runFeedingStandardInput(
+            try #require(OpenSpeechExecutable.url), ["diarize", "-", "--format", "rttm"], environment: Self.environment,
+            bytes: try Data(contentsOf: jfk), piece: 64_000, every: .milliseconds(10))
+        #expect(status == 0, "\(output)")
+        let fromFile = try await Self.run(["diarize", jfk.path, "--format", "rttm"])
+        let turns = DiarizationErrorRate.rttm(output), expected = DiarizationErrorRate.rttm(fromFile.stdoutText)
+        #expect(!turns.isEmpty && Set(turns.map(\.speaker)).count == 1, "\(output)")
+        #expect(turns.map(\.start) == expected.map(\.start) && turns.map(\.end) == expected.map(\.end), "\(output) / \(fromFile.stdoutText)")
+    }
+
     @Test("refused before any work, with a sentence: impossible speaker counts, counts without --diarize, a minimum count live")
     func refusals() async throws {
         try await TestEnvironment.ready()
