@@ -52,14 +52,17 @@ import TestSupport
     @Test("transcribe - --live --diarize: JSON Lines with speakers on finals and words, text with a line at each change")
     func liveCommand() async throws {
         try await TestEnvironment.ready()
-        let url = try DiarizationTests.write(DiarizationTests.conversation.samples, name: "live-conversation")
+        // The first five turns (about 55 s, three voices, one returning): live transcription runs at the pace the
+        // machine allows, slower than real time while other suites run beside it, hence the generous exit limit.
+        let turns = DiarizationTests.conversation.turns
+        let samples = DiarizationTests.conversation.samples
+        let url = try DiarizationTests.write(Array(samples.prefix(Int((turns[4].end + 0.5) * 16_000))), name: "live-conversation")
         defer { try? FileManager.default.removeItem(at: url) }
-        let bytes = try Data(contentsOf: url)
         let (status, output) = try await runFeedingStandardInput(
             try #require(OpenSpeechExecutable.url),
             ["transcribe", "-", "--live", "--diarize", "--language", "en", "--format", "json", "--quiet"],
-            environment: DiarizationTests.environment, bytes: bytes, piece: 32_000, every: .milliseconds(100),
-            exitWithin: .seconds(120))
+            environment: DiarizationTests.environment, bytes: try Data(contentsOf: url), piece: 32_000,
+            every: .milliseconds(100), exitWithin: .seconds(400))
         #expect(status == 0, "\(output.suffix(2000))")
         let records = output.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
@@ -77,7 +80,7 @@ import TestSupport
                 guard let start = word["start"] as? Double, let end = word["end"] as? Double,
                       let speaker = word["speaker"] as? String else { Issue.record("a word without speaker: \(word)"); continue }
                 let middle = (start + end) / 2
-                guard let turn = DiarizationTests.conversation.turns.first(where: { $0.start <= middle && middle <= $0.end })
+                guard let turn = turns.first(where: { $0.start <= middle && middle <= $0.end })
                 else { continue }
                 labelsOf[turn.speaker, default: [:]][speaker, default: 0] += 1
             }
@@ -91,15 +94,13 @@ import TestSupport
         #expect(Set(assigned.values).count == 3, "each real speaker a label of their own: \(assigned)")
 
         // Text, capped at two speakers, on the first three turns (three voices).
-        let turns = DiarizationTests.conversation.turns
-        let opening = try DiarizationTests.write(Array(DiarizationTests.conversation.samples.prefix(Int((turns[2].end + 0.5) * 16_000))),
-                                                 name: "live-opening")
+        let opening = try DiarizationTests.write(Array(samples.prefix(Int((turns[2].end + 0.5) * 16_000))), name: "live-opening")
         defer { try? FileManager.default.removeItem(at: opening) }
         let (textStatus, text) = try await runFeedingStandardInput(
             try #require(OpenSpeechExecutable.url),
             ["transcribe", "-", "--live", "--diarize", "--language", "en", "--format", "text", "--quiet", "--max-speakers", "2"],
             environment: DiarizationTests.environment, bytes: try Data(contentsOf: opening), piece: 32_000,
-            every: .milliseconds(100), exitWithin: .seconds(120))
+            every: .milliseconds(100), exitWithin: .seconds(400))
         #expect(textStatus == 0, "\(text.suffix(2000))")
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         #expect(lines.first == "Speaker 1", "\(text.prefix(200))")
