@@ -70,16 +70,23 @@ def append(conn, pcm, chunk_ms, pace=False):
 
 
 def collect(conn, events, pending_commit):
-    """Reads events until every committed item has completed or failed (and a pending commit was answered)."""
-    committed, done = set(), set()
+    """Reads events until every committed item has completed or failed (and a pending commit was answered). Server
+    VAD's commits each follow a speech_stopped; the client's commit is answered by the one that does not (a slow
+    session can complete a VAD item before the client's commit is answered)."""
+    committed, done, stops = set(), set(), 0
     deadline = time.monotonic() + TIMEOUT
     while time.monotonic() < deadline:
         event = recv(conn, timeout=max(1, deadline - time.monotonic()))
         events.append(event)
         kind = event["type"]
-        if kind == "input_audio_buffer.committed":
+        if kind == "input_audio_buffer.speech_stopped":
+            stops += 1
+        elif kind == "input_audio_buffer.committed":
             committed.add(event["item_id"])
-            pending_commit = False
+            if stops > 0:
+                stops -= 1
+            else:
+                pending_commit = False
         elif kind in ("conversation.item.input_audio_transcription.completed",
                       "conversation.item.input_audio_transcription.failed"):
             done.add(event["item_id"])
@@ -220,28 +227,7 @@ def options(base_url, key, path, eagerness):
         append(conn, pcm, 100)
         append(conn, bytes(48000), 100)
         conn.send({"type": "input_audio_buffer.commit"})
-        # Server VAD's commits each follow a speech_stopped; the one that does not answers this commit. Read until it
-        # came and every item committed is completed or failed.
-        stops, answered, committed, done = 0, False, set(), set()
-        deadline = time.monotonic() + TIMEOUT
-        while not (answered and committed <= done):
-            if time.monotonic() > deadline:
-                raise TimeoutError("items not completed: %s" % (committed - done))
-            event = recv(conn, timeout=max(1, deadline - time.monotonic()))
-            events.append(event)
-            kind = event["type"]
-            if kind == "input_audio_buffer.speech_stopped":
-                stops += 1
-            elif kind == "input_audio_buffer.committed":
-                committed.add(event["item_id"])
-                if stops > 0:
-                    stops -= 1
-                else:
-                    answered = True
-            elif kind == "error" and event["error"].get("code") == "input_audio_buffer_commit_empty":
-                answered = True
-            elif kind.endswith("input_audio_transcription.completed") or kind.endswith("input_audio_transcription.failed"):
-                done.add(event["item_id"])
+        collect(conn, events, pending_commit=True)
     return events
 
 
@@ -281,28 +267,7 @@ def speakers(base_url, key, path):
         append(conn, pcm, 100)
         append(conn, bytes(48000), 100)
         conn.send({"type": "input_audio_buffer.commit"})
-        # Server VAD's commits each follow a speech_stopped; the one that does not answers this commit. Read until it
-        # came and every item committed is completed or failed.
-        stops, answered, committed, done = 0, False, set(), set()
-        deadline = time.monotonic() + TIMEOUT
-        while not (answered and committed <= done):
-            if time.monotonic() > deadline:
-                raise TimeoutError("items not completed: %s" % (committed - done))
-            event = recv(conn, timeout=max(1, deadline - time.monotonic()))
-            events.append(event)
-            kind = event["type"]
-            if kind == "input_audio_buffer.speech_stopped":
-                stops += 1
-            elif kind == "input_audio_buffer.committed":
-                committed.add(event["item_id"])
-                if stops > 0:
-                    stops -= 1
-                else:
-                    answered = True
-            elif kind == "error" and event["error"].get("code") == "input_audio_buffer_commit_empty":
-                answered = True
-            elif kind.endswith("input_audio_transcription.completed") or kind.endswith("input_audio_transcription.failed"):
-                done.add(event["item_id"])
+        collect(conn, events, pending_commit=True)
     return events
 
 
