@@ -94,6 +94,12 @@ let package = Package(
         // run them at the CPU's vector width).
         .target(name: "CVectorKernels"),
 
+        // zlib's inflate, for ArchiveReading.
+        .systemLibrary(name: "CInflate", path: "Sources/CInflate", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // Zip archives (wheels, PyTorch checkpoints) read with every length checked: what SpeechAssets and
+        // SpeechEngine read untrusted archives with.
+        .target(name: "ArchiveReading", dependencies: ["CInflate"]),
+
         // Layers.
         .target(
             name: "SpeechAudio",
@@ -101,14 +107,13 @@ let package = Package(
         .target(
             name: "SpeechAssets",
             dependencies: [
+                "ArchiveReading",
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
             resources: [.process("Resources")]),
         .target(
             name: "SpeechEngine",
-            dependencies: ["CBLAS", "CVectorKernels", .product(name: "Logging", package: "swift-log"),
-                           .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            dependencies: ["ArchiveReading", "CBLAS", "CVectorKernels", .product(name: "Logging", package: "swift-log"),
                            .product(name: "HeapModule", package: "swift-collections")] + oneDNN,
             swiftSettings: engineSettings),
         .target(
@@ -185,14 +190,17 @@ let package = Package(
         // Tests. TestSupport holds what several test targets share (corpus, ffmpeg, temp dirs).
         .target(name: "TestSupport", dependencies: ["SpeechAudio", "SpeechAssets", "SpeechEvaluation"], path: "Tests/TestSupport"),
         .testTarget(name: "SpeechAudioTests", dependencies: ["SpeechAudio", "TestSupport"]),
-        .testTarget(name: "SpeechAssetsTests", dependencies: ["SpeechAssets", "TestSupport"]),
+        // ZIPFoundation writes the tests' archives (the readers under test are ArchiveReading's).
+        .testTarget(name: "SpeechAssetsTests", dependencies: ["SpeechAssets", "ArchiveReading", "TestSupport",
+                                                           .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .testTarget(name: "OpenSpeechTests", dependencies: ["OpenSpeech", "SpeechEvaluation", "TestSupport"]),
         // The server through real clients: the official `openai` Python package (Clients/) and curl.
         .testTarget(name: "OpenSpeechServerTests", dependencies: ["OpenSpeech", "OpenSpeechServer", "SpeechEvaluation", "TestSupport",
                                                               .product(name: "Hummingbird", package: "hummingbird"),
                                                               .product(name: "Logging", package: "swift-log")],
                     exclude: ["Clients"]),
-        .testTarget(name: "SpeechEngineTests", dependencies: ["SpeechEngine", "SpeechAssets", "SpeechAudio", "SpeechEvaluation", "TestSupport"],
+        .testTarget(name: "SpeechEngineTests", dependencies: ["SpeechEngine", "SpeechAssets", "SpeechAudio", "SpeechEvaluation", "TestSupport",
+                                                           .product(name: "ZIPFoundation", package: "ZIPFoundation")],
                     exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

