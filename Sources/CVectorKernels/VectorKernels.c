@@ -43,6 +43,7 @@ struct openspeech_vk_table {
     void (*widen_split)(const uint16_t *, long, float *, float *);
     void (*half_dot_rows)(const uint16_t *, long, const float *, long, long, float *, int);
     void (*weight_int8_dot_rows)(const int8_t *, long, float, float, const float *, long, long, long, float *, long, int);
+    void (*lstm_cell)(const float *, long, long, long, float *, float *, long);
 };
 
 #define VK_ATTR
@@ -174,4 +175,7 @@ void openspeech_vk_weight_int8_dot_rows(const int8_t *weights, long columns, flo
                                         long stride, int accumulate) {
     table()->weight_int8_dot_rows(weights, columns, scale, zero_point, x, count, row_begin, row_end, y, stride,
                                   accumulate);
+}
+void openspeech_vk_lstm_cell(const float *z, long z_stride, long count, long hidden, float *c, float *h, long h_stride) {
+    table()->lstm_cell(z, z_stride, count, hidden, c, h, h_stride);
 }

@@ -316,7 +316,28 @@ static VK_ATTR void VK(weight_int8_dot_rows)(const int8_t *weights, long columns
     }
 }
 
+/// σ(x) = 1 / (1 + e^−x) per lane.
+static inline __attribute__((always_inline)) VK_ATTR vf16 VK(sigmoid)(vf16 x) { return 1.0f / (1.0f + VK(exp)(-x)); }
+/// tanh(x) = 1 − 2 / (e^2x + 1) per lane; saturates correctly at both ends.
+static inline __attribute__((always_inline)) VK_ATTR vf16 VK(tanh)(vf16 x) { return 1.0f - 2.0f / (VK(exp)(x + x) + 1.0f); }
+
+static VK_ATTR void VK(lstm_cell)(const float *z, long z_stride, long count, long hidden, float *c, float *h,
+                                  long h_stride) {
+    for (long r = 0; r < count; r++) {
+        const float *gates = z + r * z_stride;
+        float *cell = c + r * hidden, *out = h + r * h_stride;
+        for (long j = 0; j + 16 <= hidden; j += 16) {
+            const vf16 i = VK(sigmoid)(VK(load)(gates + j)), f = VK(sigmoid)(VK(load)(gates + hidden + j));
+            const vf16 g = VK(tanh)(VK(load)(gates + 2 * hidden + j)), o = VK(sigmoid)(VK(load)(gates + 3 * hidden + j));
+            const vf16 next = f * VK(load)(cell + j) + i * g;
+            VK(store)(next, cell + j);
+            VK(store)(o * VK(tanh)(next), out + j);
+        }
+    }
+}
+
 static const struct openspeech_vk_table VK(table) = {
     VK(add), VK(scale), VK(layer_norm), VK(max), VK(exp_shifted), VK(softmax), VK(exp_sum), VK(gelu),
     VK(quantize_rows), VK(rescale), VK(widen_halves), VK(widen_split), VK(half_dot_rows), VK(weight_int8_dot_rows),
+    VK(lstm_cell),
 };

@@ -87,6 +87,26 @@ void openspeech_vk_int8_product(const int8_t *weights, const float *weight_scale
                                 const float *x_scales, long count, long row_begin, long row_end, const float *bias,
                                 float *y, long stride, int accumulate);
 
+/// Columns per panel of a matrix packed for `openspeech_vk_rows_product`.
+#define OPENSPEECH_VK_PANEL 128
+
+/// For rows m in [0, count) of x (`inner` floats each, `x_stride` apart) and columns c in [0, columns) (a multiple of
+/// 16) of a matrix w (`inner × columns`): y[m·y_stride + c] (=, or += with accumulate) Σ_i x[m, i] · w[i, c], each
+/// sum taken in its own lane from i = 0 up, one fused multiply-add per term: the same bits at every level, whatever
+/// `count` and wherever the row is among them. w as `openspeech_vk_pack_panels` packs it: read as a stream, where a
+/// row-major matrix's rows far apart defeat the prefetchers.
+void openspeech_vk_rows_product(const float *x, long x_stride, long count, long inner, const float *w, long columns,
+                                float *y, long y_stride, int accumulate);
+/// The row-major `inner × columns` matrix w in panels of `OPENSPEECH_VK_PANEL` columns (the last one narrower),
+/// each panel's rows one after another: `inner · columns` floats at `packed`.
+void openspeech_vk_pack_panels(const float *w, long inner, long columns, float *packed);
+
+/// The LSTM cell of `count` sequences: from each row of gate pre-activations z (`hidden` each of i, f, g, o, in that
+/// order; rows `z_stride` apart) and of the cell state c (rows `hidden` apart, updated in place), the hidden state h
+/// (rows `h_stride` apart): c = σ(f)·c + σ(i)·tanh(g), h = σ(o)·tanh(c), with σ(x) = 1 / (1 + e^−x) and
+/// tanh(x) = 1 − 2 / (e^2x + 1) (`hidden` a multiple of 16). The same bits at every level.
+void openspeech_vk_lstm_cell(const float *z, long z_stride, long count, long hidden, float *c, float *h, long h_stride);
+
 #ifdef __cplusplus
 }
 #endif
