@@ -22,7 +22,8 @@ extension ServerConfiguration {
 
     /// Makes the diarizer's models ready as this server may, by the same rule: installs the missing ones when it
     /// installs models (never from the Hugging Face Hub on a request); a missing speech detector is not needed (the
-    /// energy detector finds the speech), a missing speaker-embedding model is refused (404 `model_not_installed`).
+    /// energy detector finds the speech), nor a missing segmentation model (one speaker at a time), a missing
+    /// speaker-embedding model is refused (404 `model_not_installed`).
     /// Diarized requests are the only ones that need these models, so a server installs them on the first one.
     func prepareDiarizationModels(logger: Logger) async throws {
         let diarizer = SpeakerDiarizer(store: store)

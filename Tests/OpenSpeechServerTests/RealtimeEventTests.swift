@@ -60,6 +60,8 @@ import Testing
                 .param == "session.input_audio_transcription.hotwords")
         #expect(error(#"{"type":"transcription_session.update","session":{"input_audio_transcription":{"model":5}}}"#)?
                 .code == "invalid_type")
+        let diarize = error(#"{"type":"transcription_session.update","session":{"input_audio_transcription":{"diarize":"yes"}}}"#)
+        #expect(diarize?.code == "invalid_type" && diarize?.param == "session.input_audio_transcription.diarize")
     }
 
     @Test("server events carry OpenAI's fields")

@@ -24,7 +24,15 @@ import TestSupport
         ("B", ["LJ001-0004", "LJ001-0005"], 0.5), ("A", ["4198-12281-0003"], 0.9),
     ]
 
-    static let conversation: Conversation = {
+    static let conversation = build(script)
+
+    /// Two speakers, B's first turn starting 1.5 s before A's ends (`conversation`'s 0.5 s overlap is mostly an
+    /// utterance's trailing silence, which no model hears as a voice).
+    static let overlapping = build([
+        ("A", ["4198-12281-0000"], 0), ("B", ["LJ001-0001"], -1.5), ("A", ["4198-12281-0002"], 0.8), ("B", ["LJ001-0003"], 0.6),
+    ])
+
+    static func build(_ script: [(speaker: String, utterances: [String], pause: Double)]) -> Conversation {
         var conversation = Conversation()
         var end = 0
         for turn in script {
@@ -43,7 +51,7 @@ import TestSupport
             }
         }
         return conversation
-    }()
+    }
 
     static func write(_ samples: [Float], name: String) throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID()).wav")
@@ -128,6 +136,28 @@ import TestSupport
         #expect(tsv.hasPrefix("start\tend\tspeaker\ttext\n"))
         let plain = try output("txt")
         #expect(plain.hasPrefix("Speaker 1\n"), "\(plain.prefix(80))")
+    }
+
+    @Test("where B's reply starts 1.5 s before A's turn ends, both are reported speaking (overlapping speech kept)")
+    func overlapKept() async throws {
+        let diarizer = SpeakerDiarizer(store: TestModels.store)
+        try await diarizer.installModels()
+        let conversation = Self.overlapping
+        let result = try await diarizer.diarize(samples: conversation.samples)
+        #expect(result.speakers.count == 2, "\(result.turns)")
+        let (start, end) = (conversation.turns[1].start, conversation.turns[0].end)
+        func speakers(at time: Double) -> Set<String> {
+            Set(result.turns.filter { $0.start <= time && time < $0.end }.map(\.speaker))
+        }
+        // Both speakers, over at least 0.4 s of the 1.5 s (every 10 ms): the model hears A's quieter last words under
+        // B for about 0.65 s; one speaker at a time (before the change) is none.
+        let both = Set(result.speakers)
+        let instants = stride(from: start, to: end, by: 0.01).filter { speakers(at: $0) == both }
+        #expect(Double(instants.count) * 0.01 >= 0.4, "two speakers over \(instants.count) × 10 ms of \(start)–\(end): \(result.turns)")
+        // One at a time elsewhere: none outside the overlap, give or take 0.5 s.
+        let elsewhere = stride(from: 0, to: Double(conversation.samples.count) / 16_000, by: 0.01)
+            .filter { ($0 < start - 0.5 || $0 > end + 0.5) && speakers(at: $0).count > 1 }
+        #expect(elsewhere.isEmpty, "two speakers at \(elsewhere.first ?? 0) s and \(elsewhere.count - 1) more instants: \(result.turns)")
     }
 
     @Test("too little speech for several speakers is one speaker; silence is none; both without error")

@@ -49,6 +49,19 @@ import TestSupport
         #expect(try await Self.labels(buffer: 5_111) == results)
     }
 
+    @Test("SpeakerDetector without its model: no audio formats, and preparing the analyzer is noModel naming the install command")
+    func detectorWithoutModel() async throws {
+        let detector = SpeakerDetector(modelStore: ModelStore(home: try makeTemporaryDirectory("openspeech-no-speakers")))
+        #expect(await detector.availableCompatibleAudioFormats.isEmpty)
+        let analyzer = SpeechAnalyzer(modules: [detector])
+        do {
+            try await analyzer.prepareToAnalyze(in: nil)
+            Issue.record("preparing without the speaker model succeeded")
+        } catch let error as SFSpeechError {
+            #expect(error.code == .noModel && error.message.contains("openspeech models install campplus-sv-zh-en"), "\(error)")
+        }
+    }
+
     @Test("transcribe - --live --diarize: JSON Lines with speakers on finals and words, text with a line at each change")
     func liveCommand() async throws {
         try await TestEnvironment.ready()

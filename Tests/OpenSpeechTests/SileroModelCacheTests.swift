@@ -4,15 +4,15 @@ import SpeechEngine
 import Testing
 import TestSupport
 
-/// The process-wide Silero model (`SileroModelCache`): loaded once for every detector of the process (language
+/// The process-wide Silero model (`LoadedModelCache.silero`): loaded once for every detector of the process (language
 /// detection's and each file's gate), each detector still with its own state; a folder without the model is its
 /// typed error every time, never a cached failure.
 @Suite struct SileroModelCacheTests {
     @Test("one load per folder: detectors made from it share the model and each keeps its own state (interleaved streams score a clip as a fresh load does)")
     func sharedModelOwnState() async throws {
         let directory = try await TestModels.directory(for: "silero-vad")
-        let first = try SileroModelCache.shared.model(in: directory)
-        let second = try SileroModelCache.shared.model(in: directory.appendingPathComponent("."))
+        let first = try LoadedModelCache.silero.model(in: directory)
+        let second = try LoadedModelCache.silero.model(in: directory.appendingPathComponent("."))
         #expect(first === second)
 
         let clip = try #require(Corpus.item("1089-134686-0002"))
@@ -40,7 +40,7 @@ import TestSupport
         let directory = try makeTemporaryDirectory("no-silero")
         defer { try? FileManager.default.removeItem(at: directory) }
         for _ in 0..<2 {
-            #expect(throws: VADError.self) { try SileroModelCache.shared.model(in: directory) }
+            #expect(throws: VADError.self) { try LoadedModelCache.silero.model(in: directory) }
         }
     }
 }

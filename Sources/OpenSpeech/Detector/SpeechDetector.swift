@@ -91,9 +91,9 @@ public final class SpeechDetector: SpeechModule, AnalyzerDrivenModule {
     var speechRegions: SpeechRegionLog { detection.regions }
 
     /// A fresh detector stream: Silero's if the model is installed in `store` and loads (once per process,
-    /// `SileroModelCache`), else the energy detector.
+    /// `LoadedModelCache.silero`), else the energy detector.
     static func makeVoiceActivityDetector(store: ModelStore) -> (any VoiceActivityDetector, Backend) {
-        let model = store.installedDirectory(for: modelID).flatMap { try? SileroModelCache.shared.model(in: $0) }
+        let model = store.installedDirectory(for: modelID).flatMap { try? LoadedModelCache.silero.model(in: $0) }
         return (VoiceActivityDetection.makeDetector(model: model), model == nil ? .energy : .sileroVAD)
     }
 }

@@ -12,7 +12,7 @@ extension LiveSpeakerLabelling {
             throw SFSpeechError(.noModel, "The speaker-embedding model \(id) is not installed; install it with "
                 + "`openspeech models install \(id)`.")
         }
-        return LiveSpeakerLabelling(embedder: SpeakerEmbedder(model: try SpeakerModelCache.shared.model(in: directory)),
+        return LiveSpeakerLabelling(embedder: SpeakerEmbedder(model: try LoadedModelCache.speakerEmbeddings.model(in: directory)),
                                     detector: SpeechDetector.makeVoiceActivityDetector(store: store).0,
                                     maxSpeakers: maxSpeakers, threads: threads)
     }

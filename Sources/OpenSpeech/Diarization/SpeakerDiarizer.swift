@@ -5,8 +5,9 @@ import SpeechEngine
 
 /// Who spoke when: the speech of a recording (the speech detector's regions), CAM++ speaker embeddings of 1.5 s
 /// windows through it, clustered across the recording into speakers, as turns labelled "Speaker 1", "Speaker 2"... in
-/// order of first appearance. OpenSpeech extension: Apple's Speech framework has no speaker module. Overlapping speech
-/// is given to one speaker (the one the windows around it sound most like). With `Options.knownSpeakers`, a speaker
+/// order of first appearance. OpenSpeech extension: Apple's Speech framework has no speaker module. Where two people
+/// speak at once (found by the segmentation model around speaker changes, when it is installed), both speakers' turns
+/// cover it; without that model, overlapping speech is given to one speaker. With `Options.knownSpeakers`, a speaker
 /// who sounds like a known speaker's reference is labelled with that name (`KnownSpeakerMatching`).
 ///
 /// The work runs on a queue of its own, off the cooperative pool. The same audio and options give the same turns
@@ -67,7 +68,7 @@ public actor SpeakerDiarizer {
 
     /// The speakers found in a recording.
     public struct Result: Sendable, Equatable {
-        /// In time order, none overlapping.
+        /// In time order; turns of different speakers overlap where two people speak at once.
         public var turns: [SpeakerTurn]
         /// The speakers' labels, in order of first appearance.
         public var speakers: [String]
@@ -80,6 +81,8 @@ public actor SpeakerDiarizer {
 
     /// The catalog model of the speaker embeddings.
     public static let embeddingModelID = "campplus-sv-zh-en"
+    /// The catalog model that finds overlapping speech.
+    public static let segmentationModelID = "pyannote-segmentation-3.0"
 
     public let options: Options
     public let store: ModelStore
@@ -91,9 +94,9 @@ public actor SpeakerDiarizer {
         self.store = store
     }
 
-    /// The catalog models diarization runs with: the speaker embeddings, then the speech detector (without it, the
-    /// energy detector finds the speech).
-    public nonisolated var requiredModelIDs: [String] { [Self.embeddingModelID, SpeechDetector.modelID] }
+    /// The catalog models diarization runs with: the speaker embeddings, the segmentation model (without it, one
+    /// speaker at a time), then the speech detector (without it, the energy detector finds the speech).
+    public nonisolated var requiredModelIDs: [String] { [Self.embeddingModelID, Self.segmentationModelID, SpeechDetector.modelID] }
 
     /// Installs the required models that are missing.
     public nonisolated func installModels() async throws {
@@ -113,7 +116,7 @@ public actor SpeakerDiarizer {
         guard let directory = store.installedDirectory(for: Self.embeddingModelID) else {
             throw SpeakerDiarizationError.modelNotInstalled(Self.embeddingModelID)
         }
-        let embedder = SpeakerEmbedder(model: try SpeakerModelCache.shared.model(in: directory))
+        let embedder = SpeakerEmbedder(model: try LoadedModelCache.speakerEmbeddings.model(in: directory))
         let (detector, _) = SpeechDetector.makeVoiceActivityDetector(store: store)
         let threads = options.threads ?? ProcessInfo.processInfo.activeProcessorCount
         let references = try options.knownSpeakers.map { known in
@@ -121,7 +124,9 @@ public actor SpeakerDiarizer {
         }
         let clustering = SpeakerClustering(speakers: options.speakers, minSpeakers: options.minSpeakers ?? 1,
                                            maxSpeakers: options.maxSpeakers)
-        let found = SpeakerDiarization(embedder: embedder, clustering: clustering)
+        let segmentation = try store.installedDirectory(for: Self.segmentationModelID)
+            .map { try LoadedModelCache.segmentation.model(in: $0) }
+        let found = SpeakerDiarization(embedder: embedder, segmentation: segmentation, clustering: clustering)
             .diarize(samples: samples, speech: Self.speech(in: samples, detector: detector), threads: threads)
         let matching = KnownSpeakerMatching(references: references, centroids: found.centroids)
         let labels = matching.labels(names: options.knownSpeakers.map(\.name))

@@ -1,9 +1,12 @@
 /// Who speaks when in a recording, given where its speech is: CAM++ embeddings of 1.5 s windows through the speech
-/// (`DiarizationWindows`), clustered across the recording (`SpeakerClustering`), turned into turns (`SpeakerTurns`),
-/// speakers numbered by first appearance. Speech too short for a window pair is one speaker, never an error.
+/// (`DiarizationWindows`), clustered across the recording (`SpeakerClustering`), turned into turns (`SpeakerTurns`);
+/// with a segmentation model, its overlap regions (in `overlapWindows`) add a second speaker's turns
+/// (`OverlapAssignment`); speakers numbered by first appearance. Speech too short for a window pair is one speaker,
+/// never an error.
 package struct SpeakerDiarization: Sendable {
     package struct Result: Sendable, Equatable {
-        /// In time order; speaker numbers from 0 by first appearance.
+        /// In time order; speaker numbers from 0 by first appearance. Turns of different speakers overlap where two
+        /// people speak at once (only with a segmentation model).
         package var turns: [SpeakerTurn]
         /// Speakers found (at least one per turn's speaker; 0 without speech).
         package var speakerCount: Int
@@ -15,10 +18,25 @@ package struct SpeakerDiarization: Sendable {
 
     package let embedder: SpeakerEmbedder
     package var clustering: SpeakerClustering
+    /// Where two people speak at once; nil: one speaker at a time.
+    package let segmentation: SpeakerSegmentationModel?
+    package var overlapWindows: OverlapWindows
+    package var overlap: OverlapAssignment
 
-    package init(embedder: SpeakerEmbedder, clustering: SpeakerClustering = SpeakerClustering()) {
+    /// `overlapWindows` by default: one window at each change. On the nine benchmark conversations (1,440 s), windows
+    /// every 5 s through the whole file found little more overlap, but also 0.6 s of overlap where there was none (DER
+    /// 3.22 % against 3.17 %), and added 9 s to the 30 s the rest took where these add 3 s.
+    package static let defaultOverlapWindows = OverlapWindows.atChanges(maximumGap: 2)
+
+    package init(embedder: SpeakerEmbedder, segmentation: SpeakerSegmentationModel? = nil,
+                 clustering: SpeakerClustering = SpeakerClustering(),
+                 overlapWindows: OverlapWindows = SpeakerDiarization.defaultOverlapWindows,
+                 overlap: OverlapAssignment = OverlapAssignment()) {
         self.embedder = embedder
+        self.segmentation = segmentation
         self.clustering = clustering
+        self.overlapWindows = overlapWindows
+        self.overlap = overlap
     }
 
     /// The turns of the 16 kHz `samples`, whose speech is `speech`.
@@ -31,11 +49,50 @@ package struct SpeakerDiarization: Sendable {
         let clustered = clustering.labels(embeddings: embeddings, dimension: dimension)
         let rate = Double(VoiceActivityDetection.sampleRate)
         let times = windows.map { (start: Double($0.lowerBound) / rate, end: Double($0.upperBound) / rate) }
-        let (turns, original) = SpeakerTurns.relabelByFirstAppearance(SpeakerTurns.turns(windows: times, labels: clustered.labels))
+        var found = SpeakerTurns.turns(windows: times, labels: clustered.labels)
+        if let segmentation {
+            let regions = Self.overlaps(samples: samples, windows: overlapWindows.starts(turns: found, samples: samples.count),
+                                        model: segmentation, threads: threads)
+            found = overlap.turns(found, overlaps: regions)
+        }
+        let (turns, original) = SpeakerTurns.relabelByFirstAppearance(found)
         let byLabel = SpeakerClustering.centroids(embeddings: embeddings, dimension: dimension, labels: clustered.labels)
         let centroids = original.map { $0 < byLabel.count ? byLabel[$0] : [Float](repeating: 0, count: dimension) }
         let shortfall = (capped ?? 0) + (clustered.shortfall ?? 0)
         return Result(turns: turns, speakerCount: original.count, shortfall: shortfall > 0 ? shortfall : nil, centroids: centroids)
+    }
+}
+
+extension SpeakerDiarization {
+    /// Windows per model call: a few of the model's groups, a few megabytes of audio.
+    static let overlapBatch = 16
+
+    /// The stretches (seconds) where the segmentation model, over the 10 s windows from `windows` (zero-padded past
+    /// the end), counts two speakers at once: each run of frames counted 2 or more, from half a frame step before its
+    /// first frame's centre to half a step after its last's.
+    static func overlaps(samples: [Float], windows: [Int], model: SpeakerSegmentationModel,
+                         threads: Int) -> [(start: Double, end: Double)] {
+        let length = SpeakerSegmentationModel.windowSamples
+        let frames = SpeakerSegmentationModel.frameCount(samples: length), classes = SpeakerSegmentationModel.classes
+        var decoded: [(start: Int, activity: PowersetActivity)] = []
+        for first in stride(from: 0, to: windows.count, by: overlapBatch) {
+            let batch = windows[first..<min(windows.count, first + overlapBatch)]
+            var audio = [Float](repeating: 0, count: batch.count * length)
+            for (index, start) in batch.enumerated() {
+                let end = min(samples.count, start + length)
+                if end > start { audio.replaceSubrange(index * length..<index * length + end - start, with: samples[start..<end]) }
+            }
+            let scores = audio.withUnsafeBufferPointer { model.logProbabilities(windows: $0, count: batch.count, threads: threads) }
+            for (index, start) in batch.enumerated() {
+                let rows = scores[index * frames * classes..<(index + 1) * frames * classes]
+                decoded.append((start, PowersetActivity(logProbabilities: rows, frames: frames)))
+            }
+        }
+        let step = SpeakerSegmentationModel.frameStep, centre = SpeakerSegmentationModel.frameCenter
+        let rate = Double(VoiceActivityDetection.sampleRate)
+        return PowersetActivity.frames(withAtLeast: 2, in: PowersetActivity.speakerCounts(windows: decoded)).map { run in
+            (Double(step * run.lowerBound + centre - step / 2) / rate, Double(step * run.upperBound + centre - step / 2) / rate)
+        }
     }
 }
 
