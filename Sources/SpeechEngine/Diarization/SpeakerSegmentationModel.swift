@@ -169,36 +169,31 @@ package final class SpeakerSegmentationModel: Sendable {
         let half = Weights.sincHalfWidth, width = 2 * half, filters = Weights.sincFilters, bands = filters / 2
         let reversed = waveform + samples, pool = Weights.pool
         let (even, odd) = weights.sincHalves
-        let used = rows / pool * pool
-        let chunkCount = (used + Self.chunkRows - 1) / Self.chunkRows
-        parallel.forEachSlice(of: chunkCount, minimumSlice: 1) { slice, range in
-            for chunk in range {
-                let start = chunk * Self.chunkRows, count = Swift.min(Self.chunkRows, used - start)
-                let taps = chunks[slice].taps.reserve(count * width)
-                for r in 0..<count {
-                    let t = start + r
-                    let left = waveform + Weights.sincStride * t
-                    let right = reversed + (samples - Weights.sincTaps - Weights.sincStride * t)
-                    let sums = taps + r * width, differences = sums + half
-                    // Lanes past the 125 pairs read the centre's neighbourhood: finite, and weighted 0 (or, the
-                    // centre's sum `2 x[125]`, by half its tap).
-                    for j in stride(from: 0, to: half, by: 16) {
-                        let x = Vector.load(left + j), y = Vector.load(right + j)
-                        Vector.store(x + y, sums + j)
-                        Vector.store(x - y, differences + j)
-                    }
+        Self.forEachPooledChunk(rows: rows, parallel: parallel) { slice, start, count in
+            let taps = chunks[slice].taps.reserve(count * width)
+            for r in 0..<count {
+                let t = start + r
+                let left = waveform + Weights.sincStride * t
+                let right = reversed + (samples - Weights.sincTaps - Weights.sincStride * t)
+                let sums = taps + r * width, differences = sums + half
+                // Lanes past the 125 pairs read the centre's neighbourhood: finite, and weighted 0 (or, the
+                // centre's sum `2 x[125]`, by half its tap).
+                for j in stride(from: 0, to: half, by: 16) {
+                    let x = Vector.load(left + j), y = Vector.load(right + j)
+                    Vector.store(x + y, sums + j)
+                    Vector.store(x - y, differences + j)
                 }
-                let y = chunks[slice].rows.reserve(count * filters)
-                BLAS.gemm(m: count, n: bands, k: half, a: taps, lda: width, b: even.pointer, ldb: half, transposeB: true,
-                          c: y, ldc: filters)
-                BLAS.gemm(m: count, n: bands, k: half, a: taps + half, lda: width, b: odd.pointer, ldb: half,
-                          transposeB: true, c: y + bands, ldc: filters)
-                for p in 0..<(count / pool) {
-                    let source = y + p * pool * filters, destination = output + (start / pool + p) * filters
-                    for c in 0..<filters {
-                        destination[c] = Swift.max(Swift.abs(source[c]),
-                                                   Swift.max(Swift.abs(source[filters + c]), Swift.abs(source[2 * filters + c])))
-                    }
+            }
+            let y = chunks[slice].rows.reserve(count * filters)
+            BLAS.gemm(m: count, n: bands, k: half, a: taps, lda: width, b: even.pointer, ldb: half, transposeB: true,
+                      c: y, ldc: filters)
+            BLAS.gemm(m: count, n: bands, k: half, a: taps + half, lda: width, b: odd.pointer, ldb: half,
+                      transposeB: true, c: y + bands, ldc: filters)
+            for p in 0..<(count / pool) {
+                let source = y + p * pool * filters, destination = output + (start / pool + p) * filters
+                for c in 0..<filters {
+                    destination[c] = Swift.max(Swift.abs(source[c]),
+                                               Swift.max(Swift.abs(source[filters + c]), Swift.abs(source[2 * filters + c])))
                 }
             }
         }
@@ -211,21 +206,30 @@ package final class SpeakerSegmentationModel: Sendable {
                               into output: UnsafeMutablePointer<Float>, chunks: [(taps: Buffer, rows: Buffer)],
                               parallel: Parallel) {
         let pool = Weights.pool, width = convolution.width, outputs = convolution.outputs
-        let used = rows / pool * pool
-        let chunkCount = (used + Self.chunkRows - 1) / Self.chunkRows
+        Self.forEachPooledChunk(rows: rows, parallel: parallel) { slice, start, count in
+            let taps = chunks[slice].taps.reserve(count * width)
+            for r in 0..<count { (taps + r * width).update(from: input + (start + r) * step, count: width) }
+            let y = chunks[slice].rows.reserve(count * outputs)
+            BLAS.linear(taps, rows: count, weight: convolution.weight, bias: convolution.bias, into: y)
+            for p in 0..<(count / pool) {
+                let source = y + p * pool * outputs, destination = output + (start / pool + p) * outputs
+                for c in 0..<outputs {
+                    destination[c] = Swift.max(source[c], Swift.max(source[outputs + c], source[2 * outputs + c]))
+                }
+            }
+        }
+    }
+
+    /// The first `rows / 3 · 3` rows (whole max-pool groups) in chunks of `chunkRows` spread over `parallel`:
+    /// `body(slice, first row, rows)` for each chunk, `slice` naming the thread's scratch.
+    private static func forEachPooledChunk(rows: Int, parallel: Parallel,
+                                           _ body: (_ slice: Int, _ start: Int, _ count: Int) -> Void) {
+        let used = rows / Weights.pool * Weights.pool
+        let chunkCount = (used + chunkRows - 1) / chunkRows
         parallel.forEachSlice(of: chunkCount, minimumSlice: 1) { slice, range in
             for chunk in range {
-                let start = chunk * Self.chunkRows, count = Swift.min(Self.chunkRows, used - start)
-                let taps = chunks[slice].taps.reserve(count * width)
-                for r in 0..<count { (taps + r * width).update(from: input + (start + r) * step, count: width) }
-                let y = chunks[slice].rows.reserve(count * outputs)
-                BLAS.linear(taps, rows: count, weight: convolution.weight, bias: convolution.bias, into: y)
-                for p in 0..<(count / pool) {
-                    let source = y + p * pool * outputs, destination = output + (start / pool + p) * outputs
-                    for c in 0..<outputs {
-                        destination[c] = Swift.max(source[c], Swift.max(source[outputs + c], source[2 * outputs + c]))
-                    }
-                }
+                let start = chunk * chunkRows
+                body(slice, start, Swift.min(chunkRows, used - start))
             }
         }
     }
