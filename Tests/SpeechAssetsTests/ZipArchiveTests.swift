@@ -1,6 +1,7 @@
 import ArchiveReading
 import Foundation
 import Testing
+import TestSupport
 import ZIPFoundation
 
 /// The zip reader wheels and PyTorch checkpoints are read with: archives another writer made read back byte for
@@ -81,6 +82,26 @@ import ZIPFoundation
         let data = try Data(contentsOf: url)
         #expect(try Self.read(data, "dir/binary.bin", chunkSize: 4096) == binary)
         #expect(try Self.read(data, "empty") == [])
+    }
+
+    @Test("Python's zipfile: 65,537 entries (a ZIP64 end record) and an entry with a ZIP64 local header read back")
+    func readsZIP64() async throws {
+        let folder = try makeTemporaryDirectory("openspeech-zip64")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("many.zip")
+        try await runCommand("python3", ["-c", """
+            import sys, zipfile
+            with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED) as z:
+                for i in range(65536):
+                    z.writestr(f"e/{i}", b"")
+                with z.open("last.txt", "w", force_zip64=True) as f:
+                    f.write(b"the last entry " * 1000)
+            """, url.path])
+        let archive = try ZipArchive(url: url)
+        #expect(archive.entries.count == 65_537)
+        let last = try #require(archive["last.txt"])
+        #expect(try archive.contents(of: last, limit: 1 << 20) == Array(String(repeating: "the last entry ", count: 1000).utf8))
+        #expect(try archive.contents(of: try #require(archive["e/65535"]), limit: 1) == [])
     }
 
     // Deflate streams written by hand: a stored block is 1 byte of header (BFINAL, type 00), LEN, ~LEN, the bytes.
