@@ -59,7 +59,7 @@ final class ByteSource {
     }
 
     /// Fills `buffer` with the bytes at `offset`; throws when the file ends sooner (it shrank while being read).
-    private func fill(_ buffer: UnsafeMutableRawBufferPointer, from offset: Int) throws {
+    func fill(_ buffer: UnsafeMutableRawBufferPointer, from offset: Int) throws {
         switch storage {
         case .memory(let data):
             guard offset + buffer.count <= data.count else { throw ZipArchiveError.unreadable(reason: "it ended early") }

@@ -24,9 +24,7 @@ enum Inflater {
             if stream.pointee.avail_in == 0 {
                 guard read < count else { throw damaged("its deflate stream is cut short") }
                 let piece = Swift.min(input.count, count - read)
-                try source.read(at: offset + read, count: piece, chunkSize: piece) { bytes in
-                    input.copyMemory(from: bytes)
-                }
+                try source.fill(UnsafeMutableRawBufferPointer(rebasing: input[0..<piece]), from: offset + read)
                 read += piece
                 stream.pointee.next_in = input.baseAddress!.assumingMemoryBound(to: Bytef.self)
                 stream.pointee.avail_in = uInt(piece)
