@@ -6,8 +6,9 @@ import Foundation
 /// masking (the mean of the whole input and of its 100-frame segments), statistics pooling (mean and standard
 /// deviation over time) and a dense layer with batch norm and ReLU.
 ///
-/// Time-major throughout: a sequence is `[frames × channels]`, the batch's sequences one after another, so every
-/// convolution is one product over all of them (`BLAS.linear` on gathered taps). Batch norms after convolutions are
+/// Time-major throughout: a sequence is `[frames × channels]`, the batch's sequences one after another, so every 1-D
+/// convolution is one product over all of them (`BLAS.linear` on gathered taps); the front's 2-D convolutions run
+/// item by item on channels-last images (`Convolution2D`). Batch norms after convolutions are
 /// folded into them at load (`CAMPlusPlusWeights`).
 package final class CAMPlusPlus: Sendable {
     let weights: CAMPlusPlusWeights
@@ -56,28 +57,26 @@ package final class CAMPlusPlus: Sendable {
         for t in 0..<frames { for f in 0..<height { image[f * frames + t] = features[t * height + f] } }
         let residual = scratch.3.reserve(size / 2)
 
-        conv2d(image, height: height, frames: frames, inputs: 1, weights.stem, stride: 1, into: spare, cols: scratch.4)
-        relu(spare, count: size)
+        weights.stem.apply(image, height: height, width: frames, stride: 1, relu: true, into: spare, scratch: scratch.4)
         swap(&image, &spare)
         for block in weights.residualBlocks {
-            let out = height / block.stride
-            conv2d(image, height: height, frames: frames, inputs: m, block.first, stride: block.stride, into: spare, cols: scratch.4)
-            relu(spare, count: out * frames * m)
+            let out = block.first.outputHeight(height, stride: block.stride)
+            block.first.apply(image, height: height, width: frames, stride: block.stride, relu: true, into: spare,
+                              scratch: scratch.4)
             var shortcut = UnsafePointer(image)
             if let projection = block.shortcut {
-                conv2d(image, height: height, frames: frames, inputs: m, projection, stride: block.stride, kernel: 1,
-                       into: residual, cols: scratch.4)
+                projection.apply(image, height: height, width: frames, stride: block.stride, relu: false, into: residual,
+                                 scratch: scratch.4)
                 shortcut = UnsafePointer(residual)
             }
-            conv2d(spare, height: out, frames: frames, inputs: m, block.second, stride: 1, into: next, cols: scratch.4)
+            block.second.apply(spare, height: out, width: frames, stride: 1, relu: false, into: next, scratch: scratch.4)
             Vector.add(shortcut, to: next, count: out * frames * m)
             relu(next, count: out * frames * m)
             swap(&image, &next)
             height = out
         }
-        conv2d(image, height: height, frames: frames, inputs: m, weights.headOutput, stride: 2, into: spare, cols: scratch.4)
-        height /= 2
-        relu(spare, count: height * frames * m)
+        weights.headOutput.apply(image, height: height, width: frames, stride: 2, relu: true, into: spare, scratch: scratch.4)
+        height = weights.headOutput.outputHeight(height, stride: 2)
         // `[frames × (channel · height + f)]`, as PyTorch flattens channels and frequency.
         let flat = image
         let width = m * height
@@ -104,35 +103,6 @@ package final class CAMPlusPlus: Sendable {
         BLAS.linear(cols, rows: steps, weight: tdnn.weight, bias: tdnn.bias, into: result)
         relu(result, count: steps * tdnn.outputs)
         for step in 0..<steps { (output + step * Self.channelLimit).update(from: result + step * tdnn.outputs, count: tdnn.outputs) }
-    }
-
-    /// A 3×3 (or 1×1) convolution over `[height × frames × inputs]`, padding 1 (0 for 1×1), striding frequency by
-    /// `stride`: `[height/stride × frames × outputs]` at `output`.
-    private func conv2d(_ input: UnsafePointer<Float>, height: Int, frames: Int, inputs: Int,
-                        _ convolution: CAMPlusPlusWeights.Convolution, stride: Int, kernel: Int = 3,
-                        into output: UnsafeMutablePointer<Float>, cols: Buffer) {
-        let out = (height - 1) / stride + 1
-        let positions = out * frames, width = kernel * kernel * inputs
-        let gathered = cols.reserve(positions * width)
-        let pad = kernel / 2
-        for fo in 0..<out {
-            for t in 0..<frames {
-                var destination = gathered + (fo * frames + t) * width
-                for kf in 0..<kernel {
-                    let fi = fo * stride + kf - pad
-                    for kt in 0..<kernel {
-                        let ti = t + kt - pad
-                        if fi >= 0 && fi < height && ti >= 0 && ti < frames {
-                            destination.update(from: input + (fi * frames + ti) * inputs, count: inputs)
-                        } else {
-                            destination.update(repeating: 0, count: inputs)
-                        }
-                        destination += inputs
-                    }
-                }
-            }
-        }
-        BLAS.linear(gathered, rows: positions, weight: convolution.weight, bias: convolution.bias, into: output)
     }
 
     // MARK: The densely connected TDNN blocks, pooling and the embedding

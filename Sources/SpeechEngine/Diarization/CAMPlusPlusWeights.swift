@@ -19,8 +19,8 @@ struct CAMPlusPlusWeights: Sendable {
     }
 
     struct ResidualBlock: Sendable {
-        let first: Convolution, second: Convolution
-        let shortcut: Convolution?
+        let first: Convolution2D, second: Convolution2D
+        let shortcut: Convolution2D?
         let stride: Int
     }
 
@@ -42,9 +42,9 @@ struct CAMPlusPlusWeights: Sendable {
 
     static let embeddingSize = 192, growth = 32, bottleneckChannels = 128
 
-    let stem: Convolution
+    let stem: Convolution2D
     let residualBlocks: [ResidualBlock]
-    let headOutput: Convolution
+    let headOutput: Convolution2D
     let tdnn: Convolution
     let blocks: [Block]
     let outputNormalization: Affine
@@ -95,23 +95,28 @@ struct CAMPlusPlusWeights: Sendable {
                                bias: hasOffset ? Tensor(shape: [outputs], values: offset) : nil)
         }
 
+        func convolution2D(_ name: String, shape: [Int], norm: String) throws -> Convolution2D {
+            let folded = try convolution(name, shape: shape, norm: norm)
+            return Convolution2D(weights: folded.weight, bias: folded.bias, kernel: shape[2])
+        }
+
         let m = 32
-        stem = try convolution("head.conv1", shape: [m, 1, 3, 3], norm: "head.bn1")
+        stem = try convolution2D("head.conv1", shape: [m, 1, 3, 3], norm: "head.bn1")
         var residual: [ResidualBlock] = []
         for layer in 1...2 {
             for index in 0...1 {
                 let prefix = "head.layer\(layer).\(index)"
                 let stride = index == 0 ? 2 : 1
                 residual.append(ResidualBlock(
-                    first: try convolution(prefix + ".conv1", shape: [m, m, 3, 3], norm: prefix + ".bn1"),
-                    second: try convolution(prefix + ".conv2", shape: [m, m, 3, 3], norm: prefix + ".bn2"),
+                    first: try convolution2D(prefix + ".conv1", shape: [m, m, 3, 3], norm: prefix + ".bn1"),
+                    second: try convolution2D(prefix + ".conv2", shape: [m, m, 3, 3], norm: prefix + ".bn2"),
                     shortcut: stride == 1 ? nil
-                        : try convolution(prefix + ".shortcut.0", shape: [m, m, 1, 1], norm: prefix + ".shortcut.1"),
+                        : try convolution2D(prefix + ".shortcut.0", shape: [m, m, 1, 1], norm: prefix + ".shortcut.1"),
                     stride: stride))
             }
         }
         residualBlocks = residual
-        headOutput = try convolution("head.conv2", shape: [m, m, 3, 3], norm: "head.bn2")
+        headOutput = try convolution2D("head.conv2", shape: [m, m, 3, 3], norm: "head.bn2")
         tdnn = try convolution("xvector.tdnn.linear", shape: [128, m * 10, 5], norm: "xvector.tdnn.nonlinear.batchnorm")
 
         var channels = 128
