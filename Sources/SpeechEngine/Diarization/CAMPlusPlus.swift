@@ -111,37 +111,51 @@ package final class CAMPlusPlus: Sendable {
         let rows = count * steps, ld = Self.channelLimit
         let activated = Buffer(), bottleneck = Buffer(), taps = Buffer(), local = Buffer()
         var channels = weights.tdnn.outputs
+        // The element-wise steps between products run on the same threads as the products, by rows or by items.
+        let rowSlice = 64
         for block in weights.blocks {
             for layer in block.layers {
                 let a = activated.reserve(rows * channels)
-                affineReLU(sequence, ld: ld, rows: rows, channels: channels, layer.normalization, into: a)
+                parallel.forEachSlice(of: rows, minimumSlice: rowSlice) { _, r in
+                    affineReLU(sequence + r.lowerBound * ld, ld: ld, rows: r.count, channels: channels, layer.normalization,
+                               into: a + r.lowerBound * channels)
+                }
                 let b = CAMPlusPlusWeights.bottleneckChannels
                 let h = bottleneck.reserve(rows * b)
                 BLAS.linear(a, rows: rows, weight: layer.bottleneck.weight, bias: layer.bottleneck.bias, into: h, parallel: parallel)
-                relu(h, count: rows * b)
                 // Kernel 3 at the block's dilation, zero outside each item.
                 let gathered = taps.reserve(rows * 3 * b)
-                for item in 0..<count {
-                    for t in 0..<steps {
-                        for tap in 0..<3 {
-                            let source = t + (tap - 1) * block.dilation
-                            let destination = gathered + ((item * steps + t) * 3 + tap) * b
-                            if source >= 0 && source < steps { destination.update(from: h + (item * steps + source) * b, count: b) }
-                            else { destination.update(repeating: 0, count: b) }
+                parallel.forEachSlice(of: count, minimumSlice: 1) { _, items in
+                    relu(h + items.lowerBound * steps * b, count: items.count * steps * b)
+                    for item in items {
+                        for t in 0..<steps {
+                            for tap in 0..<3 {
+                                let source = t + (tap - 1) * block.dilation
+                                let destination = gathered + ((item * steps + t) * 3 + tap) * b
+                                if source >= 0 && source < steps { destination.update(from: h + (item * steps + source) * b, count: b) }
+                                else { destination.update(repeating: 0, count: b) }
+                            }
                         }
                     }
                 }
                 let growth = CAMPlusPlusWeights.growth
                 let y = local.reserve(rows * growth)
                 BLAS.linear(gathered, rows: rows, weight: layer.local.weight, bias: nil, into: y, parallel: parallel)
-                for item in 0..<count {
-                    gate(y + item * steps * growth, context: h + item * steps * b, steps: steps, layer: layer)
+                parallel.forEachSlice(of: count, minimumSlice: 1) { _, items in
+                    for item in items {
+                        gate(y + item * steps * growth, context: h + item * steps * b, steps: steps, layer: layer)
+                    }
+                    for row in (items.lowerBound * steps)..<(items.upperBound * steps) {
+                        (sequence + row * ld + channels).update(from: y + row * growth, count: growth)
+                    }
                 }
-                for row in 0..<rows { (sequence + row * ld + channels).update(from: y + row * growth, count: growth) }
                 channels += growth
             }
             let a = activated.reserve(rows * channels)
-            affineReLU(sequence, ld: ld, rows: rows, channels: channels, block.transitNormalization, into: a)
+            parallel.forEachSlice(of: rows, minimumSlice: rowSlice) { _, r in
+                affineReLU(sequence + r.lowerBound * ld, ld: ld, rows: r.count, channels: channels, block.transitNormalization,
+                           into: a + r.lowerBound * channels)
+            }
             let reduced = bottleneck.reserve(rows * block.transit.outputs)
             BLAS.linear(a, rows: rows, weight: block.transit.weight, bias: nil, into: reduced, parallel: parallel)
             channels = block.transit.outputs
@@ -180,27 +194,28 @@ package final class CAMPlusPlus: Sendable {
     private func gate(_ y: UnsafeMutablePointer<Float>, context: UnsafePointer<Float>, steps: Int,
                       layer: CAMPlusPlusWeights.DenseLayer) {
         let b = CAMPlusPlusWeights.bottleneckChannels, growth = CAMPlusPlusWeights.growth, segment = 100
-        var whole = [Float](repeating: 0, count: b)
-        for t in 0..<steps { for c in 0..<b { whole[c] += context[t * b + c] } }
-        for c in 0..<b { whole[c] /= Float(steps) }
-        var pooled = [Float](repeating: 0, count: b), hidden = [Float](repeating: 0, count: b / 2)
-        var mask = [Float](repeating: 0, count: growth)
-        for start in stride(from: 0, to: steps, by: segment) {
-            let end = Swift.min(steps, start + segment)
-            for c in 0..<b { pooled[c] = 0 }
-            for t in start..<end { for c in 0..<b { pooled[c] += context[t * b + c] } }
-            for c in 0..<b { pooled[c] = whole[c] + pooled[c] / Float(end - start) }
-            pooled.withUnsafeBufferPointer { p in
-                hidden.withUnsafeMutableBufferPointer { hd in
-                    BLAS.gemv(m: b / 2, n: b, a: layer.contextDown.weight.pointer, lda: b, x: p.baseAddress!, y: hd.baseAddress!)
-                    for i in 0..<(b / 2) { hd[i] = Swift.max(0, hd[i] + layer.contextDown.bias!.pointer[i]) }
-                    mask.withUnsafeMutableBufferPointer { m in
-                        BLAS.gemv(m: growth, n: b / 2, a: layer.contextUp.weight.pointer, lda: b / 2, x: hd.baseAddress!, y: m.baseAddress!)
-                        for i in 0..<growth { m[i] = 1 / (1 + Foundation.exp(-(m[i] + layer.contextUp.bias!.pointer[i]))) }
-                    }
+        withUnsafeTemporaryAllocation(of: Float.self, capacity: 2 * b + b / 2 + growth) { space in
+            let whole = space.baseAddress!, pooled = whole + b, hidden = pooled + b, mask = hidden + b / 2
+            /// `into[c] = Σ context[t, c]` over `range`, each channel summed in time order.
+            func sum(_ range: Range<Int>, into: UnsafeMutablePointer<Float>) {
+                for c in stride(from: 0, to: b, by: 16) {
+                    var total = SIMD16<Float>(repeating: 0)
+                    for t in range { total += Vector.load(context + t * b + c) }
+                    Vector.store(total, into + c)
                 }
             }
-            for t in start..<end { for c in 0..<growth { y[t * growth + c] *= mask[c] } }
+            sum(0..<steps, into: whole)
+            for c in 0..<b { whole[c] /= Float(steps) }
+            for start in stride(from: 0, to: steps, by: segment) {
+                let end = Swift.min(steps, start + segment)
+                sum(start..<end, into: pooled)
+                for c in 0..<b { pooled[c] = whole[c] + pooled[c] / Float(end - start) }
+                BLAS.gemv(m: b / 2, n: b, a: layer.contextDown.weight.pointer, lda: b, x: pooled, y: hidden)
+                for i in 0..<(b / 2) { hidden[i] = Swift.max(0, hidden[i] + layer.contextDown.bias!.pointer[i]) }
+                BLAS.gemv(m: growth, n: b / 2, a: layer.contextUp.weight.pointer, lda: b / 2, x: hidden, y: mask)
+                for i in 0..<growth { mask[i] = 1 / (1 + Foundation.exp(-(mask[i] + layer.contextUp.bias!.pointer[i]))) }
+                for t in start..<end { for c in 0..<growth { y[t * growth + c] *= mask[c] } }
+            }
         }
     }
 
