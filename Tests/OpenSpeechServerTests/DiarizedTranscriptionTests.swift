@@ -183,6 +183,13 @@ import TestSupport
                                          ["-F", "file=@\(clip.wav16kURL.path)", "-F", "response_format=diarized_json"])
             #expect(missing.status == 404 && missing.error?["code"] as? String == "model_not_installed", "\(missing.body)")
             #expect((missing.error?["message"] as? String)?.contains("openspeech models install campplus-sv-zh-en") == true)
+            // A Realtime session asking for speaker labels: an error event saying the same; the session goes on.
+            let realtime = try #require(try await RealtimeSessionTests.realtime(server, "no_speakers", []) as? [String: Any])
+            let refused = try #require((realtime["refused"] as? [String: Any])?["error"] as? [String: Any], "\(realtime)")
+            #expect(refused["code"] as? String == "model_not_installed", "\(refused)")
+            #expect(refused["param"] as? String == "session.input_audio_transcription.diarize")
+            #expect((refused["message"] as? String)?.contains("openspeech models install campplus-sv-zh-en") == true)
+            #expect((realtime["updated"] as? [String: Any])?["type"] as? String == "transcription_session.updated", "\(realtime)")
         } catch {
             print(server.output)
             _ = try await server.stop()

@@ -190,9 +190,12 @@ actor RealtimeTranscriptionSession {
             do {
                 speakers = try LiveSpeakerLabelling.installed(in: configuration.store)
             } catch {
-                throw RealtimeEventError(code: "model_not_found", "Speaker labels need the model "
-                                         + "\(SpeakerDiarizer.embeddingModelID), which this server does not have "
-                                         + "installed.", param: "session.input_audio_transcription.diarize")
+                // As the REST routes' refusal (`APIError.diarizationModelMissing`); a session never installs it.
+                let id = SpeakerDiarizer.embeddingModelID
+                throw RealtimeEventError(code: "model_not_installed", "Telling speakers apart needs the model `\(id)`, "
+                                         + "which is not installed on this server; install it with "
+                                         + "`openspeech models install \(id)`.",
+                                         param: "session.input_audio_transcription.diarize")
             }
         } else if !next.diarize {
             speakers = nil

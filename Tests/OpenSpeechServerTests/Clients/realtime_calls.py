@@ -271,6 +271,17 @@ def speakers(base_url, key, path):
     return events
 
 
+def no_speakers(base_url, key):
+    """Speaker labels asked of a server without the speaker model: the error, then the session still updates."""
+    with connect(base_url, key) as conn:
+        recv(conn)
+        configure(conn, False, {"diarize": True})
+        out = {"refused": recv(conn)}
+        configure(conn, False)
+        out["updated"] = recv(conn)
+    return out
+
+
 def main():
     base_url, key, mode, args = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
     if mode == "stream":
@@ -285,6 +296,8 @@ def main():
         result = options(base_url, key, args[0], args[1])
     elif mode == "speakers":
         result = speakers(base_url, key, args[0])
+    elif mode == "no_speakers":
+        result = no_speakers(base_url, key)
     elif mode == "limit":
         result = limit(base_url, key, int(args[0]))
     elif mode == "refused":
