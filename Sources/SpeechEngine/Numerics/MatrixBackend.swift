@@ -35,6 +35,16 @@ public enum MatrixBackend {
         #endif
     }
 
+    /// Whether oneDNN's bf16 and int8 kernels here use AMX tiles (within any `ONEDNN_MAX_CPU_ISA` limit): for
+    /// products of enough rows; products of a few rows run on AVX-512 kernels.
+    public static var hasAMX: Bool {
+        #if canImport(CDNNL)
+        runs(dnnl_cpu_isa_avx512_core_amx)
+        #else
+        false
+        #endif
+    }
+
     #if canImport(CDNNL)
     /// Whether oneDNN's effective instruction set here (within any `ONEDNN_MAX_CPU_ISA` limit) includes `isa`.
     private static func runs(_ isa: dnnl_cpu_isa_t) -> Bool {

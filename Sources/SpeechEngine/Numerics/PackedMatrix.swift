@@ -45,7 +45,9 @@ final class PackedMatrix: @unchecked Sendable {
     /// kernels (AVX2) block a product by its shape, so a row comes out with other last bits among another number of
     /// rows. Such products run in blocks of `BLAS.rowBlock` rows, whatever the threads. Blocked layouts (AVX-512) and
     /// int8's exact int32 sums give every row alone, and are split between threads as they come.
-    var rowsShareBits: Bool { plain && precision != .int8 }
+    /// bf16 with AMX too: a product of a few rows runs on AVX-512 kernels and one of many on AMX tiles, so a row alone
+    /// came out with other last bits than among 260 (`PackedMatrixTests`, an Intel Xeon with AMX, 2026-12-01).
+    var rowsShareBits: Bool { (plain && precision != .int8) || (precision == .bfloat16 && MatrixBackend.hasAMX) }
     /// Whether int8 products sum u8 × s8 pairs in int16 with saturation first (AVX2 without VNNI: `vpmaddubsw`); the
     /// weights are then kept within ±64 (halved at load) so that no pair reaches it.
     var saturatesPairs: Bool { shiftCompensation != nil }
