@@ -89,7 +89,8 @@ final class Convolution2D: @unchecked Sendable {
         }
     }
 
-    /// The primitive for one image shape, with the weights in its layout.
+    /// The primitive for one image shape, with the weights in its layout. `@unchecked Sendable`: every stored property
+    /// is written in `init` only, and `run` reads them and makes its own memory objects, stream and scratchpad.
     private final class Plan: @unchecked Sendable {
         let primitive: dnnl_primitive_t
         let source: dnnl_memory_desc_t, destination: dnnl_memory_desc_t, scratchpad: dnnl_memory_desc_t
@@ -134,12 +135,8 @@ final class Convolution2D: @unchecked Sendable {
             OneDNN.check(withUnsafePointer(to: &desc) { dnnl_primitive_desc_create(&pd, $0, attributes, OneDNN.engine, nil) },
                          "planning a convolution")
             defer { dnnl_primitive_desc_destroy(pd) }
-            EngineLog.debugOnce({
-                var info: UnsafePointer<CChar>?
-                let name = dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &info) == dnnl_success
-                    ? info.map { String(cString: $0) } ?? "?" : "?"
-                return "oneDNN convolution \(i)→\(o) \(k)×\(k) on \(shape.height)×\(shape.width): \(name)"
-            }())
+            EngineLog.debugOnce("oneDNN convolution \(i)→\(o) \(k)×\(k) on \(shape.height)×\(shape.width): "
+                                + OneDNN.implementationName(pd))
             var created: dnnl_primitive_t?
             OneDNN.check(dnnl_primitive_create(&created, pd), "creating a convolution")
             EngineWork.didUse(.primitive)

@@ -52,6 +52,13 @@ enum OneDNN {
     /// measured from C on a 2-vCPU EPYC).
     @inline(__always) static func useCallerThreadOnly() { setThreads?(1) }
 
+    /// The name of the implementation oneDNN chose for `pd` (what `ONEDNN_VERBOSE` would print), "?" if unknown.
+    static func implementationName(_ pd: dnnl_primitive_desc_t?) -> String {
+        var info: UnsafePointer<CChar>?
+        guard dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &info) == dnnl_success else { return "?" }
+        return info.map { String(cString: $0) } ?? "?"
+    }
+
     /// A 2-D memory descriptor of `rows × columns` elements `rowStride` elements apart (`columnStride` between
     /// columns), or `format_tag_any` with `any`.
     static func matrix(_ rows: Int, _ columns: Int, _ type: dnnl_data_type_t,

@@ -450,9 +450,7 @@ private final class Product: @unchecked Sendable {
     /// oneDNN's implementation for a new product shape, at debug level (what `ONEDNN_VERBOSE` would print).
     private static func logKernel(_ pd: dnnl_primitive_desc_t, source: dnnl_memory_desc_t, weights: dnnl_memory_desc_t) {
         EngineLog.debugOnce({
-            var info: UnsafePointer<CChar>?
-            let name = dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &info) == dnnl_success
-                ? info.map { String(cString: $0) } ?? "?" : "?"
+            let name = OneDNN.implementationName(pd)
             let type = weights.data_type == dnnl_s8 ? "int8" : weights.data_type == dnnl_bf16 ? "bf16" : "fp32"
             return "oneDNN matmul \(source.dims.0)×\(source.dims.1) · \(weights.dims.0)×\(weights.dims.1) \(type): \(name)"
         }())
