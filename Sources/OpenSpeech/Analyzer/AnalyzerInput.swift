@@ -19,4 +19,17 @@ public struct AnalyzerInput: Sendable {
         self.buffer = buffer
         self.bufferStartTime = bufferStartTime
     }
+
+    /// The length of the audio (macOS/iOS 27), at the buffer's sample rate.
+    public var bufferDuration: CMTime {
+        let rate = buffer.format.sampleRate
+        guard rate > 0 else { return .zero }
+        if rate == rate.rounded(), rate <= Double(CMTimeScale.max) {
+            return CMTime(value: CMTimeValue(buffer.frameLength), timescale: CMTimeScale(rate))
+        }
+        return CMTime(seconds: Double(buffer.frameLength) / rate, preferredTimescale: 1_000_000_000)
+    }
+
+    /// The format of the audio (macOS/iOS 27).
+    public var bufferFormat: AVAudioFormat { buffer.format }
 }

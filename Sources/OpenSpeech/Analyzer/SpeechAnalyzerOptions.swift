@@ -20,11 +20,21 @@ extension SpeechAnalyzer {
         public var priority: TaskPriority
         /// How long models stay loaded once no session uses them. Default `.whileInUse`.
         public var modelRetention: ModelRetention
+        /// Whether the analyzer is exempt from the system's limit on simultaneous analyses (macOS/iOS 27). OpenSpeech
+        /// sets no such limit (analyses of one model share it; each runs as fast as the CPU allows), so this changes
+        /// nothing here; it is kept for code written for Apple's.
+        public var ignoresResourceLimits: Bool
 
         /// Options with this priority and model retention.
         public init(priority: TaskPriority, modelRetention: ModelRetention) {
+            self.init(priority: priority, modelRetention: modelRetention, ignoresResourceLimits: false)
+        }
+
+        /// Options with this priority, model retention and exemption from resource limits (macOS/iOS 27).
+        public init(priority: TaskPriority, modelRetention: ModelRetention, ignoresResourceLimits: Bool) {
             self.priority = priority
             self.modelRetention = modelRetention
+            self.ignoresResourceLimits = ignoresResourceLimits
         }
 
         static let `default` = Options(priority: .medium, modelRetention: .whileInUse)

@@ -44,7 +44,7 @@ extension AVAsyncProperty where Root == AVAsset, Value == [AVAssetTrack] {
 /// Timed audio and video, as AVFoundation's `AVAsset`; on Linux only the audio of files (`AVURLAsset`), read with
 /// FFmpeg. `@unchecked Sendable`: its only state is the immutable URL.
 public class AVAsset: NSObject, @unchecked Sendable {
-    let fileURL: URL
+    package let fileURL: URL
 
     init(fileURL: URL) {
         self.fileURL = fileURL
