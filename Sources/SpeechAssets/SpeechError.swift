@@ -26,6 +26,8 @@ public struct SFSpeechError: Error, Sendable, Equatable, CustomStringConvertible
         case cannotAllocateUnsupportedLocale = 8
         /// Not enough disk space or memory to continue.
         case insufficientResources = 9
+        /// The audio system could not be set up for capture (macOS/iOS 27).
+        case cannotConfigureAudioSystem = 18
         // The legacy `SFSpeechRecognizer` API's codes.
         /// Recognition failed inside the framework.
         case internalServiceError = 10

@@ -300,7 +300,7 @@ public final actor SpeechAnalyzer {
         let buffer = input.buffer
         guard let format = Self.speechFormats.first(where: { $0 == buffer.format }) else {
             throw SFSpeechError(.unexpectedAudioFormat, "A buffer arrived as \(buffer.format), but the modules take "
-                + "16 kHz mono Float32 or Int16. Convert buffers with AVAudioConverter to "
+                + "16 kHz mono Float32 or Int16. Convert buffers with AnalyzerInputConverter, or with AVAudioConverter to "
                 + "SpeechAnalyzer.bestAvailableAudioFormat(compatibleWith:).")
         }
         var start = nextSample

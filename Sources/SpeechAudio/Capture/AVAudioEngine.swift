@@ -53,8 +53,14 @@ public final class AVAudioEngine: Sendable {
     }
 
     /// An engine with its input, output and main mixer nodes, not yet running.
-    public init() {
-        inputNode = AVAudioInputNode()
+    public convenience init() {
+        self.init(source: nil)
+    }
+
+    /// An engine whose input node captures `source` (a PulseAudio source name) whatever the session prefers; nil:
+    /// the session's choice. For `AVCaptureSession`, which captures one device.
+    package init(source: String?) {
+        inputNode = AVAudioInputNode(source: source)
         outputNode = AVAudioOutputNode()
         mainMixerNode = AVAudioMixerNode()
         for node in [inputNode, outputNode, mainMixerNode] as [AVAudioNode] { node.attach(to: self) }
@@ -91,7 +97,7 @@ public final class AVAudioEngine: Sendable {
                 state.nextFrame = run.capture.framePosition
                 state.droppedBefore += run.capture.queue.droppedFrames
             }
-            let capture = try PulseAudioCapture(sourceName: AudioInputs.selectedSourceName(),
+            let capture = try PulseAudioCapture(sourceName: inputNode.sourceName,
                                                 queueSeconds: Self.queueSeconds, startFrame: state.nextFrame)
             inputNode.remember(capture.format)
             state.error = nil

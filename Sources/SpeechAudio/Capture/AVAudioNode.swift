@@ -109,10 +109,20 @@ public class AVAudioIONode: AVAudioNode, @unchecked Sendable {
 /// with 0 channels when no server or input is reachable (as Apple's reports with no input device).
 public final class AVAudioInputNode: AVAudioIONode, @unchecked Sendable {
     private let knownFormat = Mutex<AVAudioFormat?>(nil)
+    /// The source this node always captures (a capture session's device), if not the session's choice.
+    private let fixedSource: String?
+
+    init(source: String? = nil) {
+        fixedSource = source
+        super.init()
+    }
+
+    /// The source to open: the fixed one, else the session's preferred input or `PULSE_SOURCE` (nil: the default).
+    var sourceName: String? { fixedSource ?? AudioInputs.selectedSourceName() }
 
     override public func outputFormat(forBus bus: AVAudioNodeBus) -> AVAudioFormat {
         if let format = knownFormat.withLock({ $0 }) { return format }
-        let format = AudioInputs.format(ofSource: AudioInputs.selectedSourceName()) ?? .noDevice
+        let format = AudioInputs.format(ofSource: sourceName) ?? .noDevice
         if format != .noDevice { knownFormat.withLock { $0 = format } }
         return format
     }
