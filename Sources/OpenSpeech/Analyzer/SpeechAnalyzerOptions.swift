@@ -2,7 +2,7 @@ extension SpeechAnalyzer {
     /// How the analyzer runs, as in Apple's Speech.
     public struct Options: Sendable, Equatable {
         /// How long models stay loaded after a session stops using them.
-        public enum ModelRetention: Sendable, Equatable {
+        public enum ModelRetention: Sendable, Hashable, CaseIterable {
             /// Unloaded as soon as no session uses them.
             case whileInUse
             /// Kept for a while (60 s here) in case another session starts.

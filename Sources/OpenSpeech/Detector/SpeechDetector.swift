@@ -97,3 +97,10 @@ public final class SpeechDetector: SpeechModule, AnalyzerDrivenModule {
         return (VoiceActivityDetection.makeDetector(model: model), model == nil ? .energy : .sileroVAD)
     }
 }
+
+extension SpeechDetector.Result: CustomStringConvertible {
+    /// The range, whether final, and whether it is speech, for logs.
+    public var description: String {
+        resultDescription(range, resultsFinalizationTime, speechDetected ? "speech" : "no speech")
+    }
+}

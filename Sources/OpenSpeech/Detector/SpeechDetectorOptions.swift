@@ -3,7 +3,7 @@ import SpeechEngine
 extension SpeechDetector {
     /// How readily the detector calls audio speech: Apple's levels. Ours map onto the Silero VAD thresholds and the
     /// minimum speech and silence durations.
-    public enum SensitivityLevel: Sendable, Hashable, CaseIterable {
+    public enum SensitivityLevel: Int, Sendable, Hashable, CaseIterable {
         /// Only clear speech: probability 0.7, at least 0.5 s of speech, 0.5 s of silence to end it.
         case low
         /// Silero's own defaults for the threshold (0.5) and minimum speech (0.25 s); 0.3 s of silence.

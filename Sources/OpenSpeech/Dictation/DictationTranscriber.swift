@@ -130,3 +130,13 @@ public final class DictationTranscriber: LocaleDependentSpeechModule, AnalyzerDr
     /// Not in Apple's API.
     public var assetNeeds: CatalogModel.Capabilities { needs }
 }
+
+extension DictationTranscriber.Result: Hashable, CustomStringConvertible {
+    /// Hashes the transcriptions (results that are equal have equal transcriptions).
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(alternatives)
+    }
+
+    /// The range, whether final, and the text, for logs.
+    public var description: String { resultDescription(range, resultsFinalizationTime, String(text.characters)) }
+}

@@ -15,6 +15,12 @@ extension SpeechModuleResult {
     public var isFinal: Bool { resultsFinalizationTime >= range.end }
 }
 
+/// A result's `description`: "0.00–2.48 s, final: text", or "volatile" while it may change.
+func resultDescription(_ range: CMTimeRange, _ finalizationTime: CMTime, _ content: String) -> String {
+    String(format: "%.2f–%.2f s, %@: %@", range.start.seconds, range.end.seconds,
+           finalizationTime >= range.end ? "final" : "volatile", content)
+}
+
 /// An analysis module an analyzer runs (`SpeechTranscriber`, `DictationTranscriber`, `SpeechDetector`), as in
 /// Apple's Speech. Results arrive on `results`, which ends when the analysis session finishes.
 ///

@@ -180,3 +180,13 @@ public final class SpeechTranscriber: LocaleDependentSpeechModule, AnalyzerDrive
     /// that serves it (English: whisper-tiny.en rather than Moonshine). Not in Apple's API.
     public var assetNeeds: CatalogModel.Capabilities { (processor as? TranscriptionProcessor)?.settings.needs ?? [] }
 }
+
+extension SpeechTranscriber.Result: Hashable, CustomStringConvertible {
+    /// Hashes the transcriptions (results that are equal have equal transcriptions).
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(alternatives)
+    }
+
+    /// The range, whether final, and the text, for logs.
+    public var description: String { resultDescription(range, resultsFinalizationTime, String(text.characters)) }
+}
