@@ -13,7 +13,7 @@ import SpeechAudio
 /// Times: a buffer given without a time follows the previous one (the first starts at zero); a buffer whose time
 /// says it starts elsewhere (skipped audio) gets that time as its first input's `bufferStartTime`. A sample time is
 /// read at its rate; a host time alone is read against the first host time given (OpenSpeech's reading: Apple's
-/// documentation does not say). Not for use from several tasks at once, as Apple's is not.
+/// documentation does not say). Use it from one task at a time.
 public final class AnalyzerInputConverter {
     private let analyzerFormat: AVAudioFormat
     private let configurationHandler: ((AVAudioConverter) -> Void)?
