@@ -61,11 +61,8 @@ public final class AnalyzerInputConverter {
                 + "AVAudioFile or AssetInputSequenceProvider.")
         }
         let placement = timeline.place(audioTime, frames: buffer.frameLength, sampleRate: buffer.format.sampleRate)
-        var inputs: [AnalyzerInput] = []
-        let sameStream = converter.map { $0.inputFormat == buffer.format } ?? (buffer.format == analyzerFormat)
-        if !sameStream || placement != .contiguous {
-            inputs += try drain()
-        }
+        // Audio held back from another format, or from before skipped audio, goes first.
+        var inputs = converter?.inputFormat != buffer.format || placement != .contiguous ? try flush() : []
         if case .startsAt(let seconds) = placement {
             pendingStart = CMTime(seconds: seconds, preferredTimescale: CMTimeScale(analyzerFormat.sampleRate.rounded()))
         }
@@ -83,11 +80,6 @@ public final class AnalyzerInputConverter {
     /// Converts the audio held back: the end of what was given. Call it after the last buffer; conversion may go
     /// on afterwards, continuing the timeline.
     public func flush() throws -> [AnalyzerInput] {
-        try drain()
-    }
-
-    /// The current converter's held-back audio, after which it is let go.
-    private func drain() throws -> [AnalyzerInput] {
         guard let converter else { return [] }
         self.converter = nil
         return try run(converter, frames: 0, supplying: nil)

@@ -188,8 +188,7 @@ public final class AVAudioSession: Sendable {
     /// server's default); no outputs are listed. Empty when no server is reachable.
     public var currentRoute: AVAudioSessionRouteDescription {
         guard let sources = try? AudioInputs.all() else { return AVAudioSessionRouteDescription(inputs: []) }
-        let name = AudioInputs.selectedSourceName() ?? (try? AudioInputs.defaultName())
-        let input = sources.first { $0.name == name }
+        let input = AudioInputs.opened(among: sources)
         return AVAudioSessionRouteDescription(inputs: input.map { [AVAudioSessionPortDescription(source: $0)] } ?? [])
     }
 

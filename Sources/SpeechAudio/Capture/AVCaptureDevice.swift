@@ -60,8 +60,7 @@ public final class AVCaptureDevice: NSObject, Sendable {
     /// nil for other media or when no sound server answers.
     public static func `default`(for mediaType: AVMediaType) -> AVCaptureDevice? {
         guard mediaType == .audio, let sources = try? AudioInputs.all(), !sources.isEmpty else { return nil }
-        let name = AudioInputs.selectedSourceName() ?? (try? AudioInputs.defaultName())
-        return AVCaptureDevice(source: sources.first { $0.name == name } ?? sources[0])
+        return AVCaptureDevice(source: AudioInputs.opened(among: sources) ?? sources[0])
     }
 
     /// The default device of `deviceType` for `mediaType`: the default audio input for any audio device type.

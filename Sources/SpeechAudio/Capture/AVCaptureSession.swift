@@ -165,18 +165,22 @@ public final class AVCaptureSession: NSObject, @unchecked Sendable {
 
     /// Stops capturing; once it returns, the outputs have been given all the audio captured and its end.
     public func stopRunning() {
-        guard let engine = state.withLock({ state in defer { state.engine = nil }; return state.engine }) else { return }
+        guard let engine = takeEngine() else { return }
         engine.stop()
         engine.inputNode.removeTap(onBus: 0)
         deliver(.ended(nil))
     }
 
     private func fail(_ error: AudioError) {
-        let engine = state.withLock { state in defer { state.engine = nil }; return state.engine }
-        engine?.inputNode.removeTap(onBus: 0)
+        takeEngine()?.inputNode.removeTap(onBus: 0)
         deliver(.ended(error))
         NotificationCenter.default.post(name: .AVCaptureSessionRuntimeError, object: self,
                                         userInfo: [AVCaptureSessionErrorKey: error])
+    }
+
+    /// The running engine, which the session no longer holds.
+    private func takeEngine() -> AVAudioEngine? {
+        state.withLock { state in defer { state.engine = nil }; return state.engine }
     }
 
     private func deliver(_ event: AVCaptureAudioDataOutput.Event) {

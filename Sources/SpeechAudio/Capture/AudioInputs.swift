@@ -10,6 +10,13 @@ enum AudioInputs {
         return nil
     }
 
+    /// The input engines open, among `sources` (the server's): the selected one, else the server's default; nil when
+    /// it is not among them.
+    static func opened(among sources: [AudioSource]) -> AudioSource? {
+        let name = selectedSourceName() ?? (try? defaultName())
+        return sources.first { $0.name == name }
+    }
+
     /// Every input, microphones first; throws when no server is reachable.
     static func all() throws(AudioError) -> [AudioSource] {
         #if canImport(CPulse)
