@@ -79,4 +79,27 @@ import TestSupport
             #expect(provider.captureSession === session && session.outputs.count == 1)
         }
     }
+
+    @Test func aDeviceThatGoesAwayEndsTheSequenceWithItsError() async throws {
+        try await TestEnvironment.ready()
+        try await withPulseAudio { daemon in
+            let module = try daemon.addVirtualInput("brief")
+            let device = try #require(AVCaptureDevice(uniqueID: "brief.monitor"))
+            let transcriber = SpeechTranscriber(locale: Locale(identifier: "en-US"), preset: .transcription)
+            let provider = try await CaptureInputSequenceProvider.providerWithSession(from: device,
+                                                                                      compatibleWith: [transcriber])
+            try daemon.pactl(["unload-module", module])
+            // A new input of it is refused; the session made while it was there fails to start, and says why.
+            #expect(throws: AudioError.self) { _ = try AVCaptureDeviceInput(device: device) }
+            let inputs = provider.analyzerInputs
+            provider.captureSession.startRunning()
+            #expect(!provider.captureSession.isRunning)
+            do {
+                for try await _ in inputs {}
+                Issue.record("the sequence ended without the capture's error")
+            } catch let error as AudioError {
+                #expect("\(error)".contains("brief.monitor"), "\(error)")
+            }
+        }
+    }
 }
